@@ -1,0 +1,61 @@
+# simul — two commands for users: `make reproduce` and `make test`.
+# Both run `make setup` first; every step is idempotent.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+SIMUL := $(VENV)/bin/simul
+CORPUS := data/mini
+ESPNET_VERSION := 202511
+TORCHAUDIO_VERSION := 2.11.0
+APT_PACKAGES := espeak-ng libespeak-ng1 apertium apertium-eng-spa apertium-es-pt sox libsndfile1
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+SITE := $(VENV)/lib/python3.11/site-packages
+
+.PHONY: setup apt venv corpus test lint reproduce clean
+
+setup: apt venv
+
+# Debian packages: speech synthesis, rule-based MT (the corpus targets), audio tools.
+apt:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "apt: installing" $$missing; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+venv: $(VENV)/.setup-done
+
+# torch first, from its CPU build, so nothing later can pull CUDA wheels; espnet with
+# --no-deps (its setuptools<74 pin conflicts with torch 2.13) plus its run-time needs;
+# torchaudio without its compiled extension (see README, "Setup notes").
+$(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/espnet-runtime.txt
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "simul needs Python 3.11"'
+	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+	$(PIP) torch==2.13.0
+	$(PIP) -c requirements/constraints.txt -r requirements/espnet-runtime.txt
+	$(PIP) --no-deps espnet==$(ESPNET_VERSION) torchaudio==$(TORCHAUDIO_VERSION)
+	rm -f $(SITE)/torchaudio/lib/*.so
+	$(PIP) -c requirements/constraints.txt --no-build-isolation -e '.[dev,lab]'
+	$(PY) -m simul.envcheck
+	touch $@
+
+# The embedded mini corpus (git-ignored); a no-op when it is up to date.
+corpus: setup
+	$(SIMUL) corpus build --root $(CORPUS)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+
+test: setup corpus
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q
+
+reproduce: setup corpus
+	$(SIMUL) corpus info --root $(CORPUS)
+
+clean:
+	rm -rf $(VENV) $(CORPUS) notebooks/executed figures/*/

@@ -1,0 +1,89 @@
+"""The ``simul`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from simul.corpus import DEFAULT_ROOT, CorpusError
+
+
+def _corpus_build(args: argparse.Namespace) -> int:
+    from simul.corpus import manifest
+    from simul.corpus.mini import build
+
+    sizes = build.parse_sizes(args.sizes or "")
+    root = Path(args.root)
+    if not args.force and (root / manifest.NAME).is_file():
+        try:
+            found = manifest.verify(root, builder_version=build.BUILDER_VERSION)
+        except CorpusError as e:
+            print(f"rebuilding: {e}", file=sys.stderr)
+        else:
+            if found.get("seed") == args.seed and found.get("sizes") == sizes:
+                print(f"{root}: up to date (seed {args.seed}); --force rebuilds it")
+                return 0
+            print(f"{root}: built with other settings; rebuilding", file=sys.stderr)
+    t0 = time.monotonic()
+    build.build(root, seed=args.seed, sizes=sizes, workers=args.workers,
+                progress=not args.quiet)
+    print(f"built {root} in {time.monotonic() - t0:.0f} s")
+    return 0
+
+
+def _corpus_info(args: argparse.Namespace) -> int:
+    from simul.corpus import stats
+
+    table = stats.info(args.root)
+    print(table.to_string(index=False))
+    return 0
+
+
+def _corpus_verify(args: argparse.Namespace) -> int:
+    from simul.corpus import manifest
+    from simul.corpus.mini.build import BUILDER_VERSION
+
+    found = manifest.verify(Path(args.root), builder_version=BUILDER_VERSION, deep=True)
+    print(f"{args.root}: {len(found['files'])} files match manifest.json")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="simul",
+        description="Simultaneous speech translation with offline-trained ESPnet2 models.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    corpus = commands.add_parser("corpus", help="build, describe and verify corpora")
+    corpus_cmds = corpus.add_subparsers(dest="corpus_command", metavar="ACTION", required=True)
+
+    p = corpus_cmds.add_parser("build", help="build the embedded mini corpus (deterministic)")
+    p.add_argument("--root", default=str(DEFAULT_ROOT), help="output directory [%(default)s]")
+    p.add_argument("--seed", type=int, default=0, help="grammar and voice seed [%(default)s]")
+    p.add_argument("--sizes", default="",
+                   help="segments per split, e.g. 'train=200,dev=20' (others keep defaults)")
+    p.add_argument("--workers", type=int, default=None, help="processes [all cores]")
+    p.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_corpus_build)
+
+    p = corpus_cmds.add_parser("info", help="segments, hours, durations, vocabulary, voices")
+    p.add_argument("--root", default=str(DEFAULT_ROOT), help="corpus root [%(default)s]")
+    p.set_defaults(func=_corpus_info)
+
+    p = corpus_cmds.add_parser("verify", help="check every file against manifest.json")
+    p.add_argument("--root", default=str(DEFAULT_ROOT), help="corpus root [%(default)s]")
+    p.set_defaults(func=_corpus_verify)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (CorpusError, ValueError, FileNotFoundError) as e:
+        print(f"simul: error: {e}", file=sys.stderr)
+        return 2

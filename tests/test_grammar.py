@@ -1,0 +1,210 @@
+"""Tests for simul.corpus.mini.grammar: determinism, sentence shape, vocabulary, constructions."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simul.corpus.mini.grammar import (
+    MAX_WORDS,
+    MIN_WORDS,
+    NOUNS,
+    VERB_FORMS,
+    VOCABULARY,
+    Grammar,
+    generate,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+N = 5000
+SHAPE = re.compile(r"[A-Z][a-z]*(,? (?:[a-z]+|I))*[.?]")
+NOUN_FORMS = frozenset(form for noun in NOUNS for form in (noun.singular, noun.plural) if form)
+RELATIVE = re.compile(r"\b(\w+) (?:who|which|that) ")
+SUBORDINATORS = ("because", "when", "although", "if", "before", "after", "while")
+PARTICIPLES = frozenset(forms.participle for forms in VERB_FORMS.values())
+# Inflected forms that can never follow do-support or "will".
+FINITE_ONLY = frozenset(
+    form
+    for forms in VERB_FORMS.values()
+    for form in (forms.third, forms.past)
+    if form != forms.base
+) - frozenset(forms.base for forms in VERB_FORMS.values())
+BARE_ONLY = frozenset(
+    f.base for f in VERB_FORMS.values() if f.base not in (f.third, f.past)
+) - NOUN_FORMS
+THIRD_ONLY = frozenset(f.third for f in VERB_FORMS.values() if f.third != f.base) - NOUN_FORMS
+
+
+def words(sentence: str) -> list[str]:
+    return re.findall(r"[A-Za-z]+", sentence)
+
+
+@pytest.fixture(scope="module")
+def sentences() -> list[str]:
+    return generate(N, seed=1)
+
+
+def test_same_seed_same_sentences():
+    assert generate(300, seed=7) == generate(300, seed=7)
+    a, b = Grammar(3), Grammar(3)
+    assert [a.sentence() for _ in range(50)] == [b.sentence() for _ in range(50)]
+
+
+def test_different_seeds_differ():
+    assert generate(100, seed=1) != generate(100, seed=2)
+    a, b = Grammar(1), Grammar(2)
+    assert [a.sentence() for _ in range(5)] != [b.sentence() for _ in range(5)]
+
+
+def test_same_seed_across_processes():
+    code = "from simul.corpus.mini.grammar import generate; print('\\n'.join(generate(200, 5)))"
+    outputs = []
+    for hash_seed in ("0", "123"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)}
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        outputs.append(proc.stdout.splitlines())
+    assert outputs[0] == outputs[1] == generate(200, seed=5)
+
+
+def test_generate_distinct_and_respects_exclude():
+    first = generate(2000, seed=4)
+    assert len(set(first)) == 2000
+    excluded = set(first[:500])
+    rest = generate(1000, seed=4, exclude=excluded)
+    assert not excluded & set(rest)
+    assert rest == first[500:1500]
+    assert generate(1000, seed=4, exclude=frozenset(excluded)) == rest
+    assert generate(0, seed=4) == []
+
+
+def test_sentence_shape(sentences):
+    for s in sentences:
+        assert SHAPE.fullmatch(s), s
+    assert any(s.endswith("?") for s in sentences)
+    assert any(s.endswith(".") for s in sentences)
+    assert any("," in s for s in sentences)
+
+
+def test_length_statistics(sentences):
+    lengths = [len(words(s)) for s in sentences]
+    assert min(lengths) >= MIN_WORDS >= 4
+    assert max(lengths) <= MAX_WORDS <= 40
+    assert 13 <= statistics.mean(lengths) <= 19
+    long_share = sum(n >= 25 for n in lengths) / len(lengths)
+    assert 0.05 <= long_share <= 0.2
+
+
+def test_vocabulary(sentences):
+    assert 500 <= len(VOCABULARY) <= 1500
+    assert all(re.fullmatch(r"[a-z]+", w) for w in VOCABULARY)
+    emitted = {w.lower() for s in sentences for w in words(s)}
+    assert emitted <= VOCABULARY, sorted(emitted - VOCABULARY)
+
+
+def test_questions(sentences):
+    questions = [s for s in sentences if s.endswith("?")]
+    assert len(questions) > N // 5
+    for wh in ("What", "Who", "Which", "Where", "When", "Why", "How"):
+        assert any(q.startswith(wh + " ") for q in questions), wh
+    for operator in ("Do", "Does", "Did"):
+        assert any(q.startswith(operator + " ") for q in questions), operator
+    for operator in ("Is", "Are", "Was", "Were", "Will", "Has", "Have"):
+        assert any(q.startswith(operator + " ") for q in questions), operator
+    assert any(re.match(r"Who \w+ed\b", q) for q in questions)
+    assert any(re.match(r"How [a-z]+ (is|are|was|were) ", q) for q in questions)
+    assert any(re.search(r" (to|for|with|at|about)\?$", q) for q in questions)
+
+
+def test_negation_and_tenses(sentences):
+    assert sum(" not " in s for s in sentences) > N // 20
+    assert any(re.search(r"\b(did|does|do) not \w+", s) for s in sentences)
+    assert any(" will " in s for s in sentences)
+    assert any(re.search(r"\b(went|saw|ate|bought|wrote|took)\b", s) for s in sentences)
+    assert any(re.search(r"\b\w+ed\b", s) for s in sentences)
+    perfect = re.compile(r"\b(has|have)( not| already| just| never| always| ever)? (\w+)")
+    assert any(
+        m.group(3) in PARTICIPLES for s in sentences for m in perfect.finditer(s.lower())
+    )
+    assert any(re.search(r"\b(am|is|are) \w+ing\b", s) for s in sentences)
+    assert any(re.search(r"\b(was|were) \w+ing\b", s) for s in sentences)
+
+
+def test_noun_phrases_and_clauses(sentences):
+    assert any(" very " in s for s in sentences)
+    with_relatives = [
+        s for s in sentences if any(m.group(1) in NOUN_FORMS for m in RELATIVE.finditer(s))
+    ]
+    assert len(with_relatives) > N // 20
+    assert any(len(RELATIVE.findall(s)) >= 2 for s in with_relatives)
+    for pronoun in ("who", "which", "that"):
+        assert any(f" {pronoun} " in s for s in with_relatives), pronoun
+    for word in SUBORDINATORS:
+        assert any(
+            f" {word} " in s or (s.startswith(word.capitalize() + " ") and "," in s)
+            for s in sentences
+        ), word
+    assert any(re.match(r"(Because|When|Although|If|Before|After|While) [^,]+, ", s)
+               for s in sentences)
+    assert any(" and " in s for s in sentences)
+    assert any(", but " in s for s in sentences)
+    assert any(re.search(r"\b(in|on|under|near|at|with|from) the \w+", s) for s in sentences)
+    assert any(s.startswith("There ") or s.startswith(("Is there ", "Are there "))
+               for s in sentences)
+
+
+def test_agreement_and_articles(sentences):
+    bad = [
+        re.compile(r"\b(he|she|it) (do|are|were|am)\b"),
+        re.compile(r"(?<!will )(?<!does )(?<!did )\b(he|she|it) have\b"),
+        re.compile(r"\b(we|they) (does|has|is|was|am)\b"),
+        re.compile(r"(^|, )i (is|are|has|does|were)\b"),
+        re.compile(r"\b(he|she) do\b|\bthey does\b|\ba apple\b|\ban dog\b"),
+    ]
+    for s in sentences:
+        low = s.lower()
+        assert not any(p.search(low) for p in bad), s
+        tokens = [w.lower() for w in words(s)]
+        if tokens[0] in ("he", "she"):
+            assert tokens[1] not in BARE_ONLY, s
+        if tokens[0] in ("i", "we", "they"):
+            assert tokens[1] not in THIRD_ONLY, s
+        for i, (word, following) in enumerate(zip(tokens, tokens[1:], strict=False)):
+            if word == "a":
+                assert following[0] not in "aeiou" or following == "useful", s
+            elif word == "an":
+                assert following[0] in "aeiou", s
+            elif word in ("did", "does", "do", "will") and following == "not":
+                assert tokens[i + 2] not in FINITE_ONLY, s
+
+
+def test_irregular_and_regular_forms():
+    assert VERB_FORMS["go"].third == "goes" and VERB_FORMS["go"].past == "went"
+    assert VERB_FORMS["go"].participle == "gone"
+    assert VERB_FORMS["have"].third == "has" and VERB_FORMS["have"].past == "had"
+    assert VERB_FORMS["carry"].third == "carries" and VERB_FORMS["carry"].past == "carried"
+    assert VERB_FORMS["play"].past == "played" and VERB_FORMS["watch"].third == "watches"
+    assert VERB_FORMS["stop"].ing == "stopping" and VERB_FORMS["stop"].past == "stopped"
+    assert VERB_FORMS["make"].ing == "making" and VERB_FORMS["see"].ing == "seeing"
+    assert VERB_FORMS["swim"].participle == "swum" and VERB_FORMS["swim"].ing == "swimming"
+    assert VERB_FORMS["write"].participle == "written"
+
+
+@pytest.mark.apertium
+@pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium is not installed")
+def test_apertium_knows_every_word(tmp_path):
+    path = tmp_path / "vocabulary.txt"
+    path.write_text("\n\n".join("I" if w == "i" else w for w in sorted(VOCABULARY)) + "\n")
+    proc = subprocess.run(
+        ["apertium", "eng-spa", str(path)], capture_output=True, text=True, check=True
+    )
+    unknown = sorted({token.lstrip("*").lower() for token in re.findall(r"\*\w+", proc.stdout)})
+    assert not unknown, unknown
