@@ -50,6 +50,18 @@ def _corpus_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train(args: argparse.Namespace) -> int:
+    from simul.models import train
+
+    if args.list or not args.recipe:
+        print("\n".join(train.recipes()))
+        return 0
+    exp = train.train(args.recipe, corpus_root=args.corpus, workdir=args.workdir,
+                      device=args.device, max_epoch=args.max_epoch)
+    print(f"trained: {exp}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simul",
@@ -77,6 +89,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = corpus_cmds.add_parser("verify", help="check every file against manifest.json")
     p.add_argument("--root", default=str(DEFAULT_ROOT), help="corpus root [%(default)s]")
     p.set_defaults(func=_corpus_verify)
+
+    p = commands.add_parser("train", help="train (or continue training) an offline ST model")
+    p.add_argument("recipe", nargs="?", help="recipe name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the recipes")
+    p.add_argument("--resume", action="store_true",
+                   help="continue a stopped run (the default: finished stages are skipped)")
+    p.add_argument("--corpus", default=str(DEFAULT_ROOT), help="corpus root [%(default)s]")
+    p.add_argument("--workdir", default=None, help="run directory [~/.cache/simul/runs/RECIPE]")
+    p.add_argument("--device", default="cpu", help="cpu or cuda [%(default)s]")
+    p.add_argument("--max-epoch", type=int, default=None, help="override the recipe's epochs")
+    p.set_defaults(func=_train)
     return parser
 
 

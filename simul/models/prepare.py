@@ -1,0 +1,81 @@
+"""Corpus → ESPnet2 data directories, SentencePiece models and token lists.
+
+ESPnet's sound reader takes one file per utterance (no Kaldi ``segments``), so every
+segment of the splits used for training is written as its own 16 kHz wav under
+``<workdir>/data/<split>/wav/``. Text files follow ESPnet's ``<utt-id> <text>`` convention.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+from tqdm import tqdm
+
+from simul.corpus import SAMPLE_RATE, load
+
+SPECIAL_FIRST = ("<blank>", "<unk>")
+SPECIAL_LAST = ("<sos/eos>",)
+
+
+def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
+                 *, progress: bool = True) -> int:
+    """Write ``wav.scp``, ``text`` (target), ``src_text`` (source) and ``utt2spk``."""
+    out_dir = Path(out_dir)
+    done = out_dir / ".done"
+    if done.is_file():
+        return int(done.read_text())
+    wav_dir = out_dir / "wav"
+    wav_dir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for seg in tqdm(load(corpus_root, pair, split), desc=f"export {pair} {split}",
+                    unit="seg", disable=not progress):
+        uid = f"{split}_{seg.index:06d}"
+        path = wav_dir / f"{uid}.wav"
+        sf.write(path, np.asarray(seg.audio), SAMPLE_RATE, subtype="PCM_16")
+        rows.append((uid, path.resolve(), seg.target, seg.source, seg.speaker_id))
+    for name, col in (("wav.scp", 1), ("text", 2), ("src_text", 3), ("utt2spk", 4)):
+        (out_dir / name).write_text("".join(f"{r[0]} {r[col]}\n" for r in rows))
+    done.write_text(str(len(rows)))
+    return len(rows)
+
+
+def train_sentencepiece(lines_file: Path, prefix: Path, vocab_size: int,
+                        model_type: str = "bpe") -> Path:
+    """Train a SentencePiece model on the text column of an ESPnet ``text`` file."""
+    import sentencepiece as spm
+
+    model = prefix.with_suffix(".model")
+    if model.is_file():
+        return model
+    plain = prefix.with_suffix(".train.txt")
+    plain.write_text("".join(line.split(" ", 1)[1] if " " in line else "\n"
+                             for line in lines_file.read_text().splitlines(keepends=True)))
+    spm.SentencePieceTrainer.train(
+        input=str(plain), model_prefix=str(prefix), vocab_size=vocab_size,
+        model_type=model_type, character_coverage=1.0, input_sentence_size=10**8,
+        num_threads=1, unk_id=0, bos_id=-1, eos_id=-1, pad_id=-1,
+        user_defined_symbols=[], minloglevel=2,
+    )
+    return model
+
+
+def token_list(sp_model: Path, out: Path) -> Path:
+    """ESPnet token list: <blank>, <unk>, the model's pieces, <sos/eos>."""
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(sp_model))
+    pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())
+              if not (sp.is_control(i) or sp.is_unknown(i))]
+    out.write_text("\n".join([*SPECIAL_FIRST, *pieces, *SPECIAL_LAST]) + "\n")
+    return out
+
+
+def char_token_list(text_file: Path, out: Path) -> Path:
+    """ESPnet char token list from a ``text`` file (space becomes <space>)."""
+    chars = sorted({c for line in text_file.read_text().splitlines()
+                    for c in (line.split(" ", 1)[1] if " " in line else "")})
+    symbols = ["<space>" if c == " " else c for c in chars]
+    out.write_text("\n".join([*SPECIAL_FIRST, *symbols, *SPECIAL_LAST]) + "\n")
+    return out

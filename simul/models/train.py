@@ -1,0 +1,133 @@
+"""Training recipes: corpus export, tokenizers, ESPnet2 statistics and training, resumable.
+
+``simul train NAME`` runs the recipe ``simul/models/recipes/NAME.yaml`` in a work
+directory (default ``~/.cache/simul/runs/NAME``, outside the repository so that a run
+survives a fresh checkout). Every stage skips what is already done, and ESPnet's trainer
+resumes from its last epoch checkpoint, so the same command continues a stopped run.
+
+Stages: 1 export the corpus splits (one wav per segment), 2 SentencePiece models and token
+lists, 3 ESPnet ``--collect_stats`` (shape files and global-MVN statistics of train),
+4 ESPnet training (``espnet2.bin.st_train``), logged to ``exp/train.log``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from simul.corpus import DEFAULT_ROOT
+from simul.models import prepare
+
+RECIPES = Path(__file__).with_name("recipes")
+DEFAULT_RUNS = Path(os.environ.get("SIMUL_RUNS", Path.home() / ".cache" / "simul" / "runs"))
+
+
+def recipes() -> list[str]:
+    return sorted(p.stem for p in RECIPES.glob("*.yaml"))
+
+
+def load_recipe(name: str) -> dict:
+    path = RECIPES / f"{name}.yaml"
+    if not path.is_file():
+        raise ValueError(f"no recipe {name!r}; known: {', '.join(recipes())}")
+    recipe = yaml.safe_load(path.read_text())
+    for key in ("simul", "espnet"):
+        if key not in recipe:
+            raise ValueError(f"{path}: section {key!r} missing")
+    return recipe
+
+
+def _tokens(spec: dict, text: Path, out: Path) -> tuple[str, Path, Path | None]:
+    """Token type, token list and SentencePiece model (None for characters)."""
+    out.mkdir(parents=True, exist_ok=True)
+    if spec["type"] == "char":
+        return "char", prepare.char_token_list(text, out / "tokens.txt"), None
+    model = prepare.train_sentencepiece(text, out / "sp", spec["size"], spec["type"])
+    return "bpe", prepare.token_list(model, out / "tokens.txt"), model
+
+
+def _espnet(module: str, args: list[str], log: Path) -> None:
+    """Run an espnet2.bin module in a subprocess (quiet imports), output appended to ``log``."""
+    code = (
+        "import sys; from simul.models.espnet_env import import_espnet; "
+        f"m = import_espnet({module!r}); m.main(sys.argv[1:])"
+    )
+    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a") as f:
+        proc = subprocess.run([sys.executable, "-c", code, *args], stdout=f,
+                              stderr=subprocess.STDOUT, env=env, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{module} failed (exit {proc.returncode}); see {log}")
+
+
+def _data_args(workdir: Path) -> list[str]:
+    args = []
+    for phase, split in (("train", "train"), ("valid", "dev")):
+        d = workdir / "data" / split
+        args += [
+            f"--{phase}_data_path_and_name_and_type", f"{d}/wav.scp,speech,sound",
+            f"--{phase}_data_path_and_name_and_type", f"{d}/text,text,text",
+            f"--{phase}_data_path_and_name_and_type", f"{d}/src_text,src_text,text",
+        ]
+    return args
+
+
+def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | Path | None = None,
+          device: str = "cpu", max_epoch: int | None = None, progress: bool = True) -> Path:
+    """Run (or continue) recipe ``name``; return the ESPnet experiment directory."""
+    recipe = load_recipe(name)
+    pair = recipe["simul"]["pair"]
+    workdir = Path(workdir or DEFAULT_RUNS / name)
+    workdir.mkdir(parents=True, exist_ok=True)
+
+    for split in ("train", "dev"):  # 1
+        prepare.export_split(corpus_root, pair, split, workdir / "data" / split,
+                             progress=progress)
+    tok_type, tok_list, bpe = _tokens(recipe["simul"]["tokens"],  # 2
+                                      workdir / "data" / "train" / "text", workdir / "tokens")
+    src_type, src_list, src_bpe = _tokens(recipe["simul"]["src_tokens"],
+                                          workdir / "data" / "train" / "src_text",
+                                          workdir / "src_tokens")
+    conf = dict(recipe["espnet"])
+    conf.update(token_type=tok_type, token_list=str(tok_list), src_token_type=src_type,
+                src_token_list=str(src_list))
+    if bpe:
+        conf["bpemodel"] = str(bpe)
+    if src_bpe:
+        conf["src_bpemodel"] = str(src_bpe)
+    if max_epoch is not None:
+        conf["max_epoch"] = max_epoch
+    ngpu = ["--ngpu", "1" if device.startswith("cuda") else "0"]
+
+    stats = workdir / "stats"  # 3
+    stats_file = stats / "train" / "feats_stats.npz"
+    if not stats_file.is_file():
+        stats_conf = {k: v for k, v in conf.items() if k not in ("normalize", "normalize_conf")}
+        (workdir / "stats_config.yaml").write_text(yaml.safe_dump(stats_conf, sort_keys=False))
+        _espnet("espnet2.bin.st_train", [
+            "--config", str(workdir / "stats_config.yaml"), "--collect_stats", "true",
+            "--output_dir", str(stats), "--use_preprocessor", "true",
+            "--train_shape_file", f"{workdir}/data/train/wav.scp",
+            "--valid_shape_file", f"{workdir}/data/dev/wav.scp",
+            "--batch_type", "unsorted", "--batch_size", "32", *ngpu,
+            *_data_args(workdir),
+        ], workdir / "stats.log")
+
+    conf["normalize_conf"] = {"stats_file": str(stats_file)}  # 4
+    (workdir / "train_config.yaml").write_text(yaml.safe_dump(conf, sort_keys=False))
+    exp = workdir / "exp"
+    shapes = []
+    for phase in ("train", "valid"):
+        for key in ("speech_shape", "text_shape", "src_text_shape"):
+            shapes += [f"--{phase}_shape_file", str(stats / phase / key)]
+    _espnet("espnet2.bin.st_train", [
+        "--config", str(workdir / "train_config.yaml"), "--output_dir", str(exp),
+        "--use_preprocessor", "true", "--resume", "true", *ngpu, *shapes,
+        *_data_args(workdir),
+    ], exp / "train.log")
+    return exp
