@@ -1,0 +1,376 @@
+"""Adapter over an ESPnet2 speech-translation model: the narrow seam policies talk to.
+
+One object wraps one ESPnet2 ``ESPnetSTModel`` (any encoder; Transformer or RNN decoder)
+and exposes what simultaneous policies need, in plain types:
+
+- :meth:`encode` — features and encoder states of an audio *prefix* (no look-ahead: the
+  prefix is featurized on its own, exactly as a streaming system would),
+- :meth:`step` — one decoder step with an explicit state, :meth:`greedy` — greedy
+  continuation of a forced prefix with a token budget, :meth:`beam_search` — ESPnet's own
+  beam search continued from a forced prefix (n-best),
+- :meth:`ctc_greedy` — the source-language CTC's greedy transcript,
+- :meth:`cross_attention` — source-attention weights of one decoder layer,
+- units ↔ text (:meth:`detokenize`) and word-boundary tests (:meth:`starts_word`).
+
+ESPnet is imported lazily (and quietly, see :mod:`simul.models.espnet_env`). Decoding runs
+under ``torch.inference_mode`` in eval mode. With an empty prefix, :meth:`greedy` and
+:meth:`beam_search` give exactly the tokens of ESPnet's ``Speech2Text`` (tested).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+
+from simul.models.espnet_env import import_espnet
+
+SAMPLE_RATE = 16000
+
+
+class ModelError(ValueError):
+    """A model directory that cannot be loaded; the message names the file and field."""
+
+
+@dataclass
+class Encoded:
+    """Encoder states of one audio prefix."""
+
+    states: torch.Tensor  # (T_enc, D)
+    n_samples: int  # audio samples that produced them
+
+    @property
+    def frames(self) -> int:
+        return int(self.states.shape[0])
+
+
+@dataclass
+class Hyp:
+    tokens: list[int]  # new tokens after the forced prefix, EOS excluded
+    score: float  # sum of the log-probabilities of the new tokens (ESPnet's score)
+    ended: bool  # the model predicted EOS
+    capped: bool = False  # stopped by the output-length cap
+
+
+@dataclass
+class DecoderState:
+    """Decoder state after consuming ``tokens`` (<sos> first); ``logp`` scores the next unit."""
+
+    tokens: list[int]
+    state: Any = None
+    logp: torch.Tensor | None = field(default=None, repr=False)
+    enc_id: int | None = field(default=None, repr=False)
+
+
+def _find(model_dir: Path, value: str | None) -> str | None:
+    """Resolve a path stored in config.yaml: as is, relative to the model directory or its
+    parents (ESPnet model-zoo archives store paths relative to the unpack root), or by name."""
+    if not value:
+        return value
+    p = Path(value)
+    if p.is_file():
+        return str(p)
+    for base in (model_dir, *list(model_dir.parents)[:3]):
+        if (base / p).is_file():
+            return str(base / p)
+    found = sorted(model_dir.rglob(p.name))
+    return str(found[0]) if found else value
+
+
+def resolve_model_dir(model_dir: str | Path) -> tuple[Path, Path]:
+    """(config.yaml, model .pth) of an ESPnet2 ST model directory, or :class:`ModelError`."""
+    model_dir = Path(model_dir)
+    if not model_dir.is_dir():
+        raise ModelError(f"{model_dir}: not a directory")
+    configs = sorted(model_dir.rglob("config.yaml"), key=lambda c: (len(c.parts), c))
+    if not configs:
+        raise ModelError(f"{model_dir}: no config.yaml")
+    config = configs[0]
+    pths = sorted(config.parent.glob("*.pth")) or sorted(model_dir.rglob("*.pth"))
+    pths = [p for p in pths if p.name != "checkpoint.pth"]
+    if not pths:
+        raise ModelError(f"{config.parent}: no model file (*.pth) beside config.yaml")
+    ave = [p for p in pths if "ave" in p.name]
+    return config, (ave or pths)[0]
+
+
+class ESPnetST:
+    """An ESPnet2 ST model behind simul's adapter interface."""
+
+    def __init__(self, config: str | Path, model_file: str | Path, device: str = "cpu"):
+        config, model_file = Path(config), Path(model_file)
+        conf = yaml.safe_load(config.read_text())
+        for key in ("token_list", "encoder", "decoder"):
+            if key not in conf:
+                raise ModelError(f"{config}: field {key!r} missing — not an ESPnet2 model config")
+        if "src_token_list" not in conf and "asr_weight" not in conf.get("model_conf", {}):
+            raise ModelError(
+                f"{config}: no field 'src_token_list' or 'model_conf.asr_weight' — "
+                "this is not an ESPnet2 speech-translation (ST) config"
+            )
+        model_dir = config.parent
+        for key in ("bpemodel", "src_bpemodel"):
+            conf[key] = _find(model_dir, conf.get(key))
+        norm = conf.get("normalize_conf") or {}
+        if "stats_file" in norm:
+            norm["stats_file"] = _find(model_dir, norm["stats_file"])
+        st_task = import_espnet("espnet2.tasks.st").STTask
+        with tempfile.TemporaryDirectory() as tmp:
+            resolved = Path(tmp) / "config.yaml"
+            resolved.write_text(yaml.safe_dump(conf, allow_unicode=True))
+            model, args = st_task.build_model_from_file(resolved, model_file, device)
+        self.model = model.eval()
+        self.args = args
+        self.device = device
+        self.config_path = config
+        self.model_file = model_file
+        self.token_list: list[str] = list(model.token_list)
+        self.src_token_list: list[str] | None = (
+            list(model.src_token_list) if model.src_token_list is not None else None
+        )
+        self.sos, self.eos = model.sos, model.eos
+        self.unit = "char" if args.token_type == "char" else "bpe"
+        self._sp = None
+        if conf.get("bpemodel") and Path(conf["bpemodel"]).is_file():
+            import sentencepiece as spm
+
+            self._sp = spm.SentencePieceProcessor(model_file=conf["bpemodel"])
+        self._enc_serial = 0
+
+    @classmethod
+    def from_dir(cls, model_dir: str | Path, device: str = "cpu") -> ESPnetST:
+        config, model_file = resolve_model_dir(model_dir)
+        return cls(config, model_file, device)
+
+    # ------------------------------------------------------------------ encoder
+    @property
+    def subsampling(self) -> int:
+        """Feature frames (10 ms) per encoder frame."""
+        conf = self.args.encoder_conf or {}
+        layer = conf.get("input_layer", "conv2d")
+        table = {"conv2d": 4, "conv2d2": 2, "conv2d6": 6, "conv2d8": 8, "linear": 1,
+                 "embed": 1, "vgg2l": 4}
+        if self.args.encoder == "rnn" or self.args.encoder == "vgg_rnn":
+            sub = conf.get("subsample", [1])
+            return int(np.prod(sub)) * (4 if self.args.encoder == "vgg_rnn" else 1)
+        return table.get(layer, 4)
+
+    @property
+    def hop_ms(self) -> float:
+        hop = (self.args.frontend_conf or {}).get("hop_length", 160)
+        return 1000.0 * hop / SAMPLE_RATE
+
+    @torch.inference_mode()
+    def encode(self, audio: np.ndarray | torch.Tensor) -> Encoded:
+        """Encode an audio prefix (float samples at 16 kHz) on its own."""
+        x = torch.as_tensor(np.asarray(audio, dtype=np.float32)).to(self.device)
+        n = int(x.shape[0])
+        n_fft = (self.args.frontend_conf or {}).get("n_fft", 512)
+        if n <= n_fft // 2:  # the STFT's reflection padding needs more than n_fft/2 samples
+            return Encoded(torch.zeros(0, self._enc_dim(), device=self.device), n)
+        too_short = import_espnet("espnet.nets.pytorch_backend.transformer.subsampling")
+        try:
+            enc, lens = self.model.encode(x.unsqueeze(0), torch.tensor([n]))
+        except too_short.TooShortUttError:  # fewer frames than the subsampling needs
+            return Encoded(torch.zeros(0, self._enc_dim(), device=self.device), n)
+        if isinstance(enc, tuple):
+            enc = enc[0]
+        self._enc_serial += 1
+        return Encoded(enc[0, : int(lens[0])], n)
+
+    def _enc_dim(self) -> int:
+        return int(self.model.encoder.output_size())
+
+    # ------------------------------------------------------------------ decoder
+    def _reset_attention(self) -> None:
+        for att in getattr(self.model.decoder, "att_list", []):
+            att.reset()
+
+    @torch.inference_mode()
+    def step(self, enc: Encoded, state: DecoderState | None = None,
+             tokens: list[int] | None = None) -> tuple[torch.Tensor, DecoderState]:
+        """Log-probabilities of the next unit after ``tokens`` (forced prefix, no <sos>).
+
+        With ``state`` (from an earlier call) only the new tokens are consumed; ``state`` may
+        come from another encoder output (decoder-state reuse, Nguyen et al. 2021 eq. 2) —
+        cached positions then keep what they computed before. Without it the whole prefix
+        is decoded over ``enc`` (re-decoding, Polák et al. 2022).
+        """
+        dec = self.model.decoder
+        x = enc.states
+        if state is None:
+            self._reset_attention()
+            state = DecoderState([], dec.init_state(x) if hasattr(dec, "init_state") else None)
+        elif state.enc_id != id(x):
+            self._reset_attention()
+        want = [self.sos, *(tokens if tokens is not None else state.tokens[1:])]
+        if want[: len(state.tokens)] != state.tokens:
+            raise ValueError("tokens must extend the tokens the state has consumed")
+        s, logp = state.state, state.logp
+        for t in range(len(state.tokens) + 1, len(want) + 1):  # one unit per call
+            logp, s = dec.score(torch.tensor(want[:t], device=self.device), s, x)
+        return logp, DecoderState(want, s, logp, id(x))
+
+    def max_length(self, enc: Encoded, maxlenratio: float = 0.0) -> int:
+        """ESPnet's output-length cap: T_enc when ``maxlenratio`` is 0."""
+        if maxlenratio == 0:
+            return enc.frames
+        if maxlenratio < 0:
+            return int(-maxlenratio)
+        return max(1, int(maxlenratio * enc.frames))
+
+    @torch.inference_mode()
+    def greedy(self, enc: Encoded, prefix: list[int] = (), *, max_new: int | None = None,
+               maxlenratio: float = 0.0, avoid_eos: bool = False) -> Hyp:
+        """Greedy continuation of ``prefix``: argmax until EOS, ``max_new`` units, or the cap.
+
+        ``avoid_eos`` takes the best non-EOS unit instead of EOS (Papi et al. 2022, App. A).
+        """
+        prefix = list(prefix)
+        cap = self.max_length(enc, maxlenratio)
+        budget = cap - len(prefix) if max_new is None else min(max_new, cap - len(prefix))
+        if enc.frames == 0 or budget <= 0:
+            return Hyp([], 0.0, ended=False, capped=budget <= 0)
+        new, score = [], 0.0
+        logp, state = self.step(enc, None, prefix)
+        for _ in range(budget):
+            if avoid_eos:
+                logp = logp.clone()
+                logp[self.eos] = -float("inf")
+            tok = int(torch.argmax(logp))
+            score += float(logp[tok])
+            if tok == self.eos:
+                return Hyp(new, score, ended=True)
+            new.append(tok)
+            logp, state = self.step(enc, state, prefix + new)
+        return Hyp(new, score, ended=False, capped=len(prefix) + len(new) >= cap)
+
+    @torch.inference_mode()
+    def beam_search(self, enc: Encoded, prefix: list[int] = (), *, beam: int = 5,
+                    nbest: int | None = None, maxlenratio: float = 0.0) -> list[Hyp]:
+        """ESPnet's beam search, continued from a forced ``prefix``; n-best, best first."""
+        if enc.frames == 0:
+            return [Hyp([], 0.0, ended=False)]
+        search = self._beam_search(beam)
+        prefix = list(prefix)
+        primer = [self.sos, *prefix]
+        search.set_hyp_primer(primer)
+        if hasattr(self.model.decoder, "att_list"):
+            search.forced_states = self._rnn_prefix_state(enc, primer)
+        cap = self.max_length(enc, maxlenratio) - len(prefix)
+        if cap <= 0:
+            return [Hyp([], 0.0, ended=False, capped=True)]
+        # no prefix and ratio 0: exactly Speech2Text's call (its end detection included)
+        ratio = 0.0 if (not prefix and maxlenratio == 0) else -cap
+        hyps = search(x=enc.states, maxlenratio=ratio, minlenratio=0.0)
+        out = [Hyp([int(t) for t in h.yseq[len(primer):-1]], float(h.score), ended=True,
+                   capped=len(h.yseq) - len(primer) - 1 >= cap) for h in hyps]
+        return out[: nbest or beam]
+
+    def _rnn_prefix_state(self, enc: Encoded, primer: list[int]):
+        dec = self.model.decoder
+        self._reset_attention()
+        s = dec.init_state(enc.states)
+        for t in range(1, len(primer)):
+            _, s = dec.score(torch.tensor(primer[:t], device=self.device), s, enc.states)
+        return s
+
+    def _beam_search(self, beam: int):
+        bs = import_espnet("espnet.nets.beam_search")
+        bbs = import_espnet("espnet.nets.batch_beam_search")
+        scorer_if = import_espnet("espnet.nets.scorer_interface")
+        length_bonus = import_espnet("espnet.nets.scorers.length_bonus")
+        scorers = {"decoder": self.model.decoder,
+                   "length_bonus": length_bonus.LengthBonus(len(self.token_list))}
+        weights = {"decoder": 1.0, "ctc": 0.0, "lm": 1.0, "ngram": 0.9, "length_bonus": 0.0}
+        batch = all(isinstance(v, scorer_if.BatchScorerInterface) for v in scorers.values())
+        base = bbs.BatchBeamSearch if batch else bs.BeamSearch
+        search = _prefix_search_class(base)(
+            beam_size=beam, weights=weights, scorers=scorers, sos=self.sos, eos=self.eos,
+            vocab_size=len(self.token_list), token_list=self.token_list,
+            pre_beam_score_key="full",
+        )
+        return search.to(device=self.device).eval()
+
+    # ------------------------------------------------------------------ CTC, attention
+    @torch.inference_mode()
+    def ctc_greedy(self, enc: Encoded) -> list[int]:
+        """Source-language CTC greedy units (repeats merged, blanks removed)."""
+        if self.model.ctc is None:
+            raise ModelError(f"{self.config_path}: the model has no source-language CTC")
+        if enc.frames == 0:
+            return []
+        ids = self.model.ctc.argmax(enc.states.unsqueeze(0))[0].tolist()
+        out, prev = [], None
+        for i in ids:
+            if i != prev and i != 0:
+                out.append(i)
+            prev = i
+        return out
+
+    def ctc_words(self, enc: Encoded) -> list[str]:
+        """Words of the source CTC transcript (SentencePiece or character units)."""
+        units = [self.src_token_list[i] for i in self.ctc_greedy(enc)]
+        text = "".join(u.replace("<space>", " ") for u in units).replace("▁", " ")
+        return text.split()
+
+    @torch.inference_mode()
+    def cross_attention(self, enc: Encoded, tokens: list[int], layer: int = -1) -> torch.Tensor:
+        """Source attention of ``layer`` for predicting each unit after <sos>+``tokens``:
+        (len(tokens) + 1, T_enc), averaged over heads."""
+        dec = self.model.decoder
+        ys = torch.tensor([[self.sos, *tokens]], device=self.device)
+        x = enc.states.unsqueeze(0)
+        if hasattr(dec, "decoders"):  # Transformer decoder
+            dec.forward(x, torch.tensor([enc.frames]), ys, torch.tensor([ys.shape[1]]))
+            attn = dec.decoders[layer].src_attn.attn  # (1, H, L, T)
+            return attn[0].mean(0).clone()
+        self._reset_attention()
+        s = dec.init_state(enc.states)
+        rows = []
+        for t in range(1, ys.shape[1] + 1):
+            _, s = dec.score(ys[0, :t], s, enc.states)
+            rows.append(s["a_prev"].reshape(-1)[: enc.frames])
+        return torch.stack(rows)
+
+    # ------------------------------------------------------------------ units and text
+    def detokenize(self, ids: list[int]) -> str:
+        pieces = [self.token_list[i] for i in ids if i not in (self.sos, self.eos, 0)]
+        if self.unit == "char":
+            return "".join(" " if p == "<space>" else p for p in pieces).strip()
+        return "".join(pieces).replace("▁", " ").strip()
+
+    def starts_word(self, token_id: int) -> bool:
+        """Whether a unit begins a new word (SentencePiece ``▁``; characters: after <space>)."""
+        piece = self.token_list[token_id]
+        return piece.startswith("▁") if self.unit == "bpe" else piece == "<space>"
+
+    def encode_text(self, text: str) -> list[int]:
+        """Target text → unit ids (for forced prefixes in tests and tools)."""
+        if self.unit == "char":
+            index = {t: i for i, t in enumerate(self.token_list)}
+            return [index.get("<space>" if c == " " else c, 1) for c in text]
+        index = {t: i for i, t in enumerate(self.token_list)}
+        return [index.get(p, 1) for p in self._sp.encode(text, out_type=str)]
+
+
+def _prefix_search_class(base):
+    """ESPnet beam search whose initial hypothesis carries a forced prefix (hyp_primer);
+    for RNN decoders, which consume one unit per call, the prefix state is precomputed."""
+
+    class PrefixBeamSearch(base):
+        forced_states = None
+
+        def init_hyp(self, x):
+            hyps = super().init_hyp(x)
+            if self.forced_states is not None:
+                hyps[0].states["decoder"] = self.forced_states
+            return hyps
+
+    return PrefixBeamSearch
+

@@ -1,0 +1,79 @@
+"""Shared fixtures: tiny randomly initialised ESPnet2 ST models (no training needed)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+CHARS = list("abcdefghijklmnopqrstuvwxyz") + ["<space>", ".", "?"]
+
+
+def _conf(decoder: str) -> dict:
+    conf = {
+        "token_type": "char",
+        "token_list": ["<blank>", "<unk>", *CHARS, "<sos/eos>"],
+        "src_token_type": "char",
+        "src_token_list": ["<blank>", "<unk>", *CHARS, "<sos/eos>"],
+        "frontend": "default",
+        "frontend_conf": {"n_fft": 512, "win_length": 400, "hop_length": 160, "n_mels": 40},
+        "normalize": "utterance_mvn",
+        "model_conf": {"asr_weight": 0.3, "mtlalpha": 1.0, "mt_weight": 0.0},
+        "init": None,
+    }
+    if decoder == "transformer":
+        conf.update(
+            encoder="conformer",
+            encoder_conf={"output_size": 32, "attention_heads": 2, "linear_units": 64,
+                          "num_blocks": 2, "input_layer": "conv2d", "macaron_style": True,
+                          "rel_pos_type": "latest", "pos_enc_layer_type": "rel_pos",
+                          "selfattention_layer_type": "rel_selfattn", "use_cnn_module": True,
+                          "cnn_module_kernel": 7},
+            decoder="transformer",
+            decoder_conf={"attention_heads": 2, "linear_units": 64, "num_blocks": 2},
+        )
+    else:
+        conf.update(
+            encoder="rnn",
+            encoder_conf={"rnn_type": "lstm", "bidirectional": True, "num_layers": 2,
+                          "hidden_size": 32, "output_size": 32, "subsample": [2, 2, 1]},
+            decoder="rnn",
+            decoder_conf={"rnn_type": "lstm", "num_layers": 1, "hidden_size": 32,
+                          "att_conf": {"atype": "add", "adim": 32}},
+        )
+    return conf
+
+
+def make_tiny_model(directory: Path, decoder: str, seed: int = 0) -> Path:
+    """Write config.yaml + model.pth of a random tiny ST model; return the directory."""
+    from simul.models.espnet_env import import_espnet
+
+    st = import_espnet("espnet2.tasks.st").STTask
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.yaml").write_text(yaml.safe_dump(_conf(decoder)))
+    args = st.get_parser().parse_args(["--config", str(directory / "config.yaml")])
+    torch.manual_seed(seed)
+    model = st.build_model(args)
+    for p in model.parameters():  # spread the logits so greedy paths are not all ties
+        torch.nn.init.normal_(p, std=0.3)
+    out = getattr(model.decoder, "output_layer", None) or model.decoder.output
+    with torch.no_grad():  # make <sos/eos> rarer: hypotheses of several units
+        out.bias[model.eos] -= 4.0
+    (directory / "config.yaml").write_text(yaml.safe_dump(vars(args), allow_unicode=True))
+    torch.save(model.state_dict(), directory / "model.pth")
+    return directory
+
+
+@pytest.fixture(scope="session", params=["transformer", "rnn"])
+def tiny_model_dir(request, tmp_path_factory):
+    return make_tiny_model(tmp_path_factory.mktemp(f"tiny_{request.param}"), request.param)
+
+
+@pytest.fixture(scope="session")
+def speech():
+    """1.2 s of a deterministic chirp + noise at 16 kHz."""
+    rng = np.random.default_rng(0)
+    t = np.arange(19200) / 16000
+    return (0.3 * np.sin(2 * np.pi * (200 + 300 * t) * t)
+            + 0.05 * rng.standard_normal(t.size)).astype(np.float32)
