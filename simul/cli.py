@@ -62,6 +62,46 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _models(args: argparse.Namespace) -> int:
+    from simul.models import zoo
+
+    if args.models_command == "pack":
+        out = zoo.pack(args.run, args.name, pair=args.pair, n_average=args.average,
+                       command=args.command_line)
+        print(f"packed {out}")
+        return 0
+    if args.models_command == "eval":
+        for key, r in zoo.evaluate(args.name, max_utterances=args.max_utterances).items():
+            print(f"{args.name} {key}: BLEU {r['bleu']:.2f} chrF {r['chrf']:.2f} "
+                  f"({r['n']} utt, {r['ms_per_utterance']:.0f} ms/utt) {r['signature']}")
+        return 0
+    names = zoo.shipped()
+    if not names:
+        print("no shipped models yet (data/models/ is empty)")
+    for name in names:
+        m = zoo.metrics(name)
+        cells = [f"{k} {v['bleu']:.1f}" for k, v in m.items()]
+        print(f"{name:28s} " + ("  ".join(cells) if cells else "(not evaluated)"))
+    return 0
+
+
+def _decode(args: argparse.Namespace) -> int:
+    from simul import decode, records
+    from simul.metrics.quality import corpus_quality
+    from simul.models import zoo
+
+    if args.policy != "offline":
+        raise ValueError(f"policy {args.policy!r} is not available yet (offline only)")
+    model = zoo.load(args.model)
+    recs = list(decode.offline_records(
+        model, model_name=str(args.model), pair=args.pair, split=args.split,
+        corpus_root=args.corpus, beam=args.beam, max_utterances=args.max_utterances))
+    records.write(recs, args.out)
+    q = corpus_quality([r.prediction for r in recs], [r.reference for r in recs])
+    print(f"{len(recs)} records → {args.out}; BLEU {q.bleu:.2f} ({q.bleu_signature})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simul",
@@ -100,6 +140,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="cpu", help="cpu or cuda [%(default)s]")
     p.add_argument("--max-epoch", type=int, default=None, help="override the recipe's epochs")
     p.set_defaults(func=_train)
+
+    p = commands.add_parser("models", help="list shipped models with their offline BLEU")
+    p.set_defaults(func=_models, models_command="list")
+    mcmds = p.add_subparsers(dest="models_command", metavar="ACTION")
+    q = mcmds.add_parser("pack", help="copy a trained run into data/models/NAME")
+    q.add_argument("run", help="ESPnet experiment directory (…/exp)")
+    q.add_argument("name")
+    q.add_argument("--pair", required=True)
+    q.add_argument("--average", type=int, default=3, help="last N epoch snapshots [3]")
+    q.add_argument("--command-line", default="", help="the command that trained it")
+    q = mcmds.add_parser("eval", help="offline BLEU (greedy, beam 5) → metrics.json")
+    q.add_argument("name")
+    q.add_argument("--max-utterances", type=int, default=None)
+
+    p = commands.add_parser("decode", help="decode a corpus split into records (JSON lines)")
+    p.add_argument("--model", required=True, help="shipped model name or ESPnet model dir")
+    p.add_argument("--policy", default="offline")
+    p.add_argument("--beam", type=int, default=1)
+    p.add_argument("--pair", default="en-es")
+    p.add_argument("--split", default="tst-COMMON")
+    p.add_argument("--corpus", default=str(DEFAULT_ROOT))
+    p.add_argument("--max-utterances", type=int, default=None)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_decode)
     return parser
 
 

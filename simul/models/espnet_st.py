@@ -73,7 +73,7 @@ def _find(model_dir: Path, value: str | None) -> str | None:
     if not value:
         return value
     p = Path(value)
-    if p.is_file():
+    if p.is_absolute() and p.is_file():
         return str(p)
     for base in (model_dir, *list(model_dir.parents)[:3]):
         if (base / p).is_file():

@@ -1,0 +1,1 @@
+"""Metrics: quality (sacrebleu) and latency (SimulEval semantics)."""

@@ -1,0 +1,140 @@
+"""Shipped models (``data/models/<name>/``) and packing a trained run into one.
+
+A shipped model directory holds everything ESPnet needs, with paths relative to it:
+``config.yaml``, ``model.pth`` (checkpoints averaged), SentencePiece models, the global-MVN
+statistics, the learning curve (``learning_curve.csv``/``.png``), ``metrics.json`` and a
+``card.md`` with the command that made it and its measured offline BLEU.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import torch
+import yaml
+
+from simul.models.espnet_st import ESPnetST
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "data" / "models"
+
+
+def shipped() -> list[str]:
+    return sorted(p.parent.name for p in MODELS_DIR.glob("*/config.yaml"))
+
+
+def load(name_or_dir: str | Path, device: str = "cpu") -> ESPnetST:
+    """A shipped model by name, or any ESPnet2 ST model directory."""
+    if (MODELS_DIR / str(name_or_dir) / "config.yaml").is_file():
+        return ESPnetST.from_dir(MODELS_DIR / str(name_or_dir), device)
+    path = Path(name_or_dir)
+    if path.is_dir():
+        return ESPnetST.from_dir(path, device)
+    raise ValueError(
+        f"no model {name_or_dir!r}: not a shipped model ({', '.join(shipped()) or 'none yet'})"
+        " nor a directory"
+    )
+
+
+def metrics(name: str) -> dict:
+    path = MODELS_DIR / name / "metrics.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def epoch_files(exp_dir: Path) -> list[Path]:
+    """ESPnet's kept per-epoch snapshots, oldest first."""
+    files = [(int(m.group(1)), p) for p in exp_dir.glob("*epoch.pth")
+             if (m := re.fullmatch(r"(\d+)epoch\.pth", p.name))]
+    return [p for _, p in sorted(files)]
+
+
+def average(files: list[Path]) -> dict:
+    """Parameter-wise mean of state dicts (integer buffers taken from the last file)."""
+    if not files:
+        raise ValueError("no checkpoints to average")
+    states = [torch.load(f, map_location="cpu") for f in files]
+    out = {}
+    for key, value in states[-1].items():
+        if value.is_floating_point():
+            out[key] = sum(s[key] for s in states) / len(states)
+        else:
+            out[key] = value
+    return out
+
+
+def learning_curve(exp_dir: Path) -> list[dict]:
+    """Per-epoch train/valid statistics from ESPnet's ``train.log``."""
+    rows = []
+    pattern = re.compile(r"(\d+)epoch results: (.*)")
+    for line in (exp_dir / "train.log").read_text().splitlines():
+        m = pattern.search(line)
+        if not m:
+            continue
+        row = {"epoch": int(m.group(1))}
+        for phase, body in re.findall(r"\[(train|valid)\] (.*?)(?=, \[|$)", m.group(2)):
+            for key, value in re.findall(r"(\w+)=([-+.\deE]+)", body):
+                if key in ("loss", "acc", "bleu", "loss_st", "loss_asr", "cer_ctc", "time"):
+                    row[f"{phase}_{key}"] = float(value)
+        rows.append(row)
+    return rows
+
+
+def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
+         out_root: Path = MODELS_DIR, command: str = "") -> Path:
+    """Copy a trained ESPnet ST run into ``out_root/name`` with relative paths."""
+    exp_dir = Path(exp_dir)
+    out = out_root / name
+    out.mkdir(parents=True, exist_ok=True)
+    conf = yaml.safe_load((exp_dir / "config.yaml").read_text())
+    for key in ("bpemodel", "src_bpemodel"):
+        if conf.get(key):
+            target = "bpe.model" if key == "bpemodel" else "src_bpe.model"
+            shutil.copy(conf[key], out / target)
+            conf[key] = target
+    stats = (conf.get("normalize_conf") or {}).get("stats_file")
+    if stats:
+        shutil.copy(stats, out / "feats_stats.npz")
+        conf["normalize_conf"]["stats_file"] = "feats_stats.npz"
+    conf["output_dir"] = "."
+    for key in ("train_data_path_and_name_and_type", "valid_data_path_and_name_and_type",
+                "train_shape_file", "valid_shape_file"):
+        conf.pop(key, None)
+    (out / "config.yaml").write_text(yaml.safe_dump(conf, allow_unicode=True, sort_keys=False))
+    files = epoch_files(exp_dir)[-n_average:]
+    torch.save(average(files), out / "model.pth")
+    curve = learning_curve(exp_dir)
+    if curve:
+        keys = sorted({k for r in curve for k in r}, key=lambda k: (k != "epoch", k))
+        lines = [",".join(keys)] + [",".join(str(r.get(k, "")) for k in keys) for r in curve]
+        (out / "learning_curve.csv").write_text("\n".join(lines) + "\n")
+    info = {"pair": pair, "averaged": [f.name for f in files], "command": command,
+            "run": str(exp_dir)}
+    (out / "simul.json").write_text(json.dumps(info, indent=1) + "\n")
+    return out
+
+
+def evaluate(name: str, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
+             max_utterances: int | None = None, progress: bool = True) -> dict:
+    """Offline BLEU of a shipped model (greedy and beam), written to metrics.json."""
+    from simul import decode
+    from simul.metrics.quality import corpus_quality
+
+    model = load(name)
+    pair = json.loads((MODELS_DIR / name / "simul.json").read_text())["pair"]
+    results = {}
+    for split in splits:
+        for beam in beams:
+            recs = list(decode.offline_records(
+                model, model_name=name, pair=pair, split=split, beam=beam,
+                max_utterances=max_utterances, progress=progress))
+            q = corpus_quality([r.prediction for r in recs], [r.reference for r in recs])
+            timed = [r.elapsed[0] - r.source_length for r in recs if r.elapsed]
+            ms = sum(timed) / max(len(timed), 1)
+            results[f"{split}/beam{beam}"] = {
+                "bleu": round(q.bleu, 2), "chrf": round(q.chrf, 2), "n": q.n,
+                "signature": q.bleu_signature, "ms_per_utterance": round(ms, 1),
+            }
+    (MODELS_DIR / name / "metrics.json").write_text(json.dumps(results, indent=1) + "\n")
+    return results

@@ -1,0 +1,62 @@
+"""Packing a trained run, averaging checkpoints, offline decoding into records."""
+
+import json
+
+import pytest
+import torch
+
+from simul import records
+from simul.cli import main
+from simul.models import zoo
+from tests.conftest import make_tiny_model
+
+
+@pytest.fixture(scope="module")
+def fake_run(tmp_path_factory):
+    """An ESPnet-like experiment dir: config.yaml, three epoch snapshots, a train.log."""
+    exp = make_tiny_model(tmp_path_factory.mktemp("run") / "exp", "transformer")
+    state = torch.load(exp / "model.pth")
+    for epoch, shift in ((1, 0.0), (2, 1.0), (3, 2.0)):
+        torch.save({k: v + shift if v.is_floating_point() else v for k, v in state.items()},
+                   exp / f"{epoch}epoch.pth")
+    (exp / "train.log").write_text(
+        "[vm] x (trainer:1) INFO: 1epoch results: [train] loss=10.5, acc=0.2, time=1.0, "
+        "[valid] loss=9.0, acc=0.25, bleu=3.5\n"
+        "[vm] x (trainer:1) INFO: 2epoch results: [train] loss=5.0, acc=0.5, time=1.0, "
+        "[valid] loss=4.5, acc=0.55, bleu=20.0\n"
+    )
+    return exp, state
+
+
+def test_average_of_the_last_snapshots(fake_run, tmp_path):
+    exp, state = fake_run
+    out = zoo.pack(exp, "tiny", pair="en-es", n_average=2, out_root=tmp_path)
+    packed = torch.load(out / "model.pth")
+    key = next(k for k, v in state.items() if v.is_floating_point())
+    torch.testing.assert_close(packed[key], state[key] + 1.5)  # mean of +1 and +2
+    info = json.loads((out / "simul.json").read_text())
+    assert info["averaged"] == ["2epoch.pth", "3epoch.pth"] and info["pair"] == "en-es"
+    curve = (out / "learning_curve.csv").read_text().splitlines()
+    assert curve[0].split(",")[0] == "epoch" and len(curve) == 3
+    assert "valid_bleu" in curve[0] and curve[2].split(",")[0] == "2"
+
+
+def test_learning_curve_parsing(fake_run):
+    rows = zoo.learning_curve(fake_run[0])
+    assert rows[1] == {"epoch": 2, "train_loss": 5.0, "train_acc": 0.5, "train_time": 1.0,
+                       "valid_loss": 4.5, "valid_acc": 0.55, "valid_bleu": 20.0}
+
+
+@pytest.mark.corpus
+def test_decode_cli_writes_consistent_records(fake_run, tmp_path):
+    out = zoo.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path)
+    path = tmp_path / "recs.jsonl"
+    assert main(["decode", "--model", str(out), "--max-utterances", "3", "--split", "dev",
+                 "--out", str(path)]) == 0
+    recs = list(records.read(path))
+    assert [r.index for r in recs] == [0, 1, 2]
+    for r in recs:
+        assert r.prediction_length == len(r.delays) == len(r.elapsed) == len(r.prediction.split())
+        assert all(d == r.source_length for d in r.delays)
+        assert all(e > d for e, d in zip(r.elapsed, r.delays, strict=True))
+        assert r.reference and r.policy == "offline"
