@@ -124,6 +124,9 @@ class ESPnetST:
             resolved = Path(tmp) / "config.yaml"
             resolved.write_text(yaml.safe_dump(conf, allow_unicode=True))
             model, args = st_task.build_model_from_file(resolved, model_file, device)
+        for module in model.encoder.modules():
+            if type(module).__name__ == "RNNP":  # its F.dropout ignores eval(): switch it off
+                module.dropout = 0.0
         self.model = model.eval()
         self.args = args
         self.device = device

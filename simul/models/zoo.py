@@ -97,6 +97,9 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
     if stats:
         shutil.copy(stats, out / "feats_stats.npz")
         conf["normalize_conf"]["stats_file"] = "feats_stats.npz"
+    if conf.get("encoder") == "rnn_padded":  # simul's training twin → ESPnet's own encoder
+        conf["encoder"] = "rnn"
+        conf["encoder_conf"]["dropout"] = 0.0  # RNNP would apply it at inference too
     conf["output_dir"] = "."
     for key in ("train_data_path_and_name_and_type", "valid_data_path_and_name_and_type",
                 "train_shape_file", "valid_shape_file"):
