@@ -55,6 +55,7 @@ class Hyp:
     score: float  # sum of the log-probabilities of the new tokens (ESPnet's score)
     ended: bool  # the model predicted EOS
     capped: bool = False  # stopped by the output-length cap
+    resume: DecoderState | None = field(default=None, repr=False)  # state before the last unit
 
 
 @dataclass
@@ -229,29 +230,39 @@ class ESPnetST:
 
     @torch.inference_mode()
     def greedy(self, enc: Encoded, prefix: list[int] = (), *, max_new: int | None = None,
-               maxlenratio: float = 0.0, avoid_eos: bool = False) -> Hyp:
+               maxlenratio: float = 0.0, avoid_eos: bool = False,
+               state: DecoderState | None = None) -> Hyp:
         """Greedy continuation of ``prefix``: argmax until EOS, ``max_new`` units, or the cap.
 
         ``avoid_eos`` takes the best non-EOS unit instead of EOS (Papi et al. 2022, App. A).
+        ``state`` (a previous :attr:`Hyp.resume` for a prefix of ``prefix``) reuses the
+        decoder state computed over an earlier encoder output (Nguyen et al. 2021, eq. 2):
+        only the units it has not consumed are decoded, over ``enc``.
         """
         prefix = list(prefix)
         cap = self.max_length(enc, maxlenratio)
         budget = cap - len(prefix) if max_new is None else min(max_new, cap - len(prefix))
         if enc.frames == 0 or budget <= 0:
-            return Hyp([], 0.0, ended=False, capped=budget <= 0)
+            return Hyp([], 0.0, ended=False, capped=budget <= 0, resume=state)
+        # the state before the last committed unit: re-consuming that unit over a newer
+        # encoder output is how a later step predicts the next one (eq. 2)
+        resume = state
+        if prefix:
+            _, resume = self.step(enc, state, prefix[:-1])
+        logp, cur = self.step(enc, resume, prefix)
         new, score = [], 0.0
-        logp, state = self.step(enc, None, prefix)
         for _ in range(budget):
             if avoid_eos:
                 logp = logp.clone()
                 logp[self.eos] = -float("inf")
             tok = int(torch.argmax(logp))
-            score += float(logp[tok])
             if tok == self.eos:
-                return Hyp(new, score, ended=True)
+                return Hyp(new, score + float(logp[tok]), ended=True, resume=resume)
+            score += float(logp[tok])
             new.append(tok)
-            logp, state = self.step(enc, state, prefix + new)
-        return Hyp(new, score, ended=False, capped=len(prefix) + len(new) >= cap)
+            resume = cur
+            logp, cur = self.step(enc, cur, prefix + new)
+        return Hyp(new, score, ended=False, capped=len(prefix) + len(new) >= cap, resume=resume)
 
     @torch.inference_mode()
     def beam_search(self, enc: Encoded, prefix: list[int] = (), *, beam: int = 5,

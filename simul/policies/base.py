@@ -1,0 +1,65 @@
+"""What every policy is: pure decision logic over what the model adapter proposes.
+
+The simulator (:mod:`simul.simulate`) owns the audio, the clock and the record. At every
+step it hands the policy a :class:`View` — how much source has been read, whether that is
+all of it, the units committed so far, and the encoder states of the prefix read — and the
+policy answers :class:`Read` (read on, up to a time) or :class:`Write` (commit these units,
+perhaps finishing). Policies ask the adapter for proposals (a greedy continuation, a beam
+search from the committed prefix, a CTC transcript, attention weights); they never touch
+ESPnet, audio or time themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from simul.models.espnet_st import Encoded, ESPnetST
+
+
+@dataclass(frozen=True)
+class Read:
+    """Read the source up to ``until_ms`` (ms from the start; more than what was read)."""
+
+    until_ms: float
+
+
+@dataclass(frozen=True)
+class Write:
+    """Commit ``units`` (target unit ids); ``finished`` ends the hypothesis."""
+
+    units: tuple[int, ...]
+    finished: bool = False
+
+
+@dataclass
+class View:
+    """What a policy may look at when it decides (no look-ahead beyond ``read_ms``)."""
+
+    read_ms: float
+    source_ms: float
+    units: list[int]
+    encoded: Encoded
+    step: int
+    memo: dict[str, Any] = field(default_factory=dict)  # the policy's own scratch space
+
+    @property
+    def source_finished(self) -> bool:
+        return self.read_ms >= self.source_ms
+
+
+class Policy:
+    """Base class: subclasses set ``name`` and ``paper`` and implement the two methods."""
+
+    name: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+
+    def first_read_ms(self, source_ms: float) -> float:
+        """How much source to read before the first decision."""
+        raise NotImplementedError
+
+    def decide(self, model: ESPnetST, view: View) -> Read | Write:
+        raise NotImplementedError
+
+    def settings(self) -> dict:
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}

@@ -1,0 +1,28 @@
+"""Offline decoding as a policy: read everything, then decode (the reference point)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simul.policies.base import Policy, Read, View, Write
+
+
+@dataclass
+class Offline(Policy):
+    """Read the whole source, then greedy (``beam`` = 1) or ESPnet beam search."""
+
+    name = "offline"
+    paper = "reference point of every paper"
+    beam: int = 1
+
+    def first_read_ms(self, source_ms: float) -> float:
+        return source_ms
+
+    def decide(self, model, view: View) -> Read | Write:
+        if not view.source_finished:
+            return Read(view.source_ms)
+        if self.beam == 1:
+            hyp = model.greedy(view.encoded, view.units)
+        else:
+            hyp = model.beam_search(view.encoded, view.units, beam=self.beam)[0]
+        return Write(tuple(hyp.tokens), finished=True)

@@ -1,0 +1,47 @@
+"""Wait-k with stride and multi-unit writes over feature frames — Nguyen et al. 2021, §2.2.
+
+Read k frames (10 ms each), then at decoding step t the encoder sees
+g(t) = min(k + (t − 1)·s, |X|) frames and the decoder writes up to N units. A predicted
+</s> before the whole input is read keeps the units before it and reads on. Once the input
+is read, decoding continues to </s> or to the length cap
+``max_length_ratio`` × encoder frames (the paper's footnote 2: 1.0 for EN-DE, 1.6 for EN-PT).
+The decoder state is reused across steps (eq. 2: z_j = decode(h_t, z_{j−1}, y_{j−1})),
+unless ``reuse_state`` is off, which re-decodes the committed units over every new h_t.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simul.policies.base import Policy, Read, View, Write
+
+FRAME_MS = 10.0
+
+
+@dataclass
+class WaitKFrames(Policy):
+    name = "wait_k_frames"
+    paper = "Nguyen et al. 2021, ICASSP — §2.2, eqs. (1)–(4)"
+    k: int = 100  # frames read before the first write
+    s: int = 10  # frames read per step
+    n: int = 1  # units written per step at most
+    max_length_ratio: float = 1.0
+    reuse_state: bool = True
+
+    def first_read_ms(self, source_ms: float) -> float:
+        return min(self.k * FRAME_MS, source_ms)
+
+    def decide(self, model, view: View) -> Read | Write:
+        memo = view.memo
+        if memo.get("wrote_at") == view.read_ms and not view.source_finished:
+            return Read(min(view.read_ms + self.s * FRAME_MS, view.source_ms))
+        state = memo.get("state") if self.reuse_state else None
+        if view.source_finished:
+            hyp = model.greedy(view.encoded, view.units, maxlenratio=self.max_length_ratio,
+                               state=state)
+            return Write(tuple(hyp.tokens), finished=True)
+        hyp = model.greedy(view.encoded, view.units, max_new=self.n,
+                           maxlenratio=self.max_length_ratio, state=state)
+        memo["state"] = hyp.resume
+        memo["wrote_at"] = view.read_ms
+        return Write(tuple(hyp.tokens), finished=hyp.capped)

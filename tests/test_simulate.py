@@ -1,0 +1,73 @@
+"""The simulator with the offline and wait-k-frames policies, on tiny random models."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simul.corpus import Segment
+from simul.models.espnet_st import ESPnetST
+from simul.policies.base import Policy, Read, Write
+from simul.policies.offline import Offline
+from simul.policies.wait_k_frames import WaitKFrames
+from simul.simulate import PolicyError, simulate
+
+
+def segment(audio: np.ndarray) -> Segment:
+    return Segment(index=0, id="t_0", talk="t", wav=Path("t.wav"), offset_ms=0.0,
+                   duration_ms=1000 * audio.size / 16000, speaker_id="s", source="a b",
+                   target="x y", audio=audio, alignment=None)
+
+
+@pytest.fixture(scope="module")
+def model(tiny_model_dir):
+    return ESPnetST.from_dir(tiny_model_dir)
+
+
+def test_offline_policy_equals_offline_greedy(model, speech):
+    rec = simulate(model, Offline(), segment(speech))
+    expected = model.greedy(model.encode(speech)).tokens
+    assert rec.units == [model.token_list[t] for t in expected]
+    assert rec.delays == [rec.source_length] * rec.prediction_length
+
+
+@pytest.mark.parametrize("reuse_state", [True, False])
+def test_wait_k_reading_everything_first_equals_offline(model, speech, reuse_state):
+    offline = simulate(model, Offline(), segment(speech))
+    policy = WaitKFrames(k=10_000, s=10, n=2, max_length_ratio=0.0, reuse_state=reuse_state)
+    rec = simulate(model, policy, segment(speech))
+    assert rec.units == offline.units
+
+
+@pytest.mark.parametrize(("k", "s", "n"), [(20, 10, 1), (40, 20, 3), (5, 5, 2)])
+def test_wait_k_properties(model, speech, k, s, n):
+    rec = simulate(model, WaitKFrames(k=k, s=s, n=n, max_length_ratio=1.0), segment(speech))
+    reads = [ms for ms, _ in rec.trace]
+    assert reads == sorted(reads) and reads[0] == min(k * 10, rec.source_length)
+    assert all(b - a <= s * 10 + 1e-9 for a, b in zip(reads, reads[1:], strict=False))
+    assert all(w <= n for ms, w in rec.trace if ms < rec.source_length)
+    assert rec.delays == sorted(rec.delays) and all(d <= rec.source_length for d in rec.delays)
+    assert all(e >= d for e, d in zip(rec.elapsed, rec.delays, strict=True))
+    assert len(rec.delays) == len(rec.prediction.split()) == rec.prediction_length
+    assert sum(w for _, w in rec.trace) == len(rec.units)
+
+
+@pytest.mark.parametrize("n_samples", [0, 160, 4800])
+def test_short_and_silent_input_end_cleanly(model, n_samples):
+    rec = simulate(model, WaitKFrames(k=10, s=10, n=1), segment(np.zeros(n_samples, np.float32)))
+    assert rec.prediction_length == len(rec.delays)
+
+
+class Backwards(Policy):
+    name = "backwards"
+
+    def first_read_ms(self, source_ms):
+        return 500
+
+    def decide(self, model, view):
+        return Read(100) if view.step == 0 else Write((), finished=True)
+
+
+def test_policy_that_reads_backwards_is_refused(model, speech):
+    with pytest.raises(PolicyError, match="does not move forward"):
+        simulate(model, Backwards(), segment(speech))
