@@ -32,12 +32,14 @@ venv: $(VENV)/.setup-done
 # torch first, from its CPU build, so nothing later can pull CUDA wheels; espnet with
 # --no-deps (its setuptools<74 pin conflicts with torch 2.13) plus its run-time needs;
 # torchaudio without its compiled extension (see README, "Setup notes").
-$(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/espnet-runtime.txt
+$(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/espnet-runtime.txt \
+		requirements/test.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "simul needs Python 3.11"'
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PIP) torch==2.13.0
 	$(PIP) -c requirements/constraints.txt -r requirements/espnet-runtime.txt
 	$(PIP) --no-deps espnet==$(ESPNET_VERSION) torchaudio==$(TORCHAUDIO_VERSION)
+	$(PIP) --no-deps -r requirements/test.txt
 	rm -f $(SITE)/torchaudio/lib/*.so
 	$(PIP) -c requirements/constraints.txt --no-build-isolation -e '.[dev,lab]'
 	$(PY) -m simul.envcheck

@@ -102,6 +102,12 @@ def _decode(args: argparse.Namespace) -> int:
     return 0
 
 
+def _score(args: argparse.Namespace) -> int:
+    from simul.metrics.score import main_score
+
+    return main_score(args.records, as_json=args.json)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simul",
@@ -164,6 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-utterances", type=int, default=None)
     p.add_argument("--out", required=True)
     p.set_defaults(func=_decode)
+
+    p = commands.add_parser("score", help="quality and latency of records (or instances.log)")
+    p.add_argument("records", help="simul records (JSON lines) or a SimulEval instances.log")
+    p.add_argument("--json", action="store_true", help="one JSON object of metric → value")
+    p.set_defaults(func=_score)
     return parser
 
 

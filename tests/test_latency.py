@@ -245,6 +245,7 @@ def _simuleval_scores(log_path, names, computation_aware):
         computation_aware=computation_aware, use_ref_len=True)(instances) for name in names}
 
 
+@pytest.mark.filterwarnings("ignore:The 'warn' method is deprecated:DeprecationWarning")
 def test_same_as_simuleval(tmp_path):
     from simul.metrics.score import read_any, score_records
 

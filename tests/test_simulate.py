@@ -71,3 +71,19 @@ class Backwards(Policy):
 def test_policy_that_reads_backwards_is_refused(model, speech):
     with pytest.raises(PolicyError, match="does not move forward"):
         simulate(model, Backwards(), segment(speech))
+
+
+def test_score_cli_reads_simulated_records(model, speech, tmp_path, capsys):
+    import json
+
+    from simul import records
+    from simul.cli import main
+
+    recs = [simulate(model, WaitKFrames(k=k, s=10, n=2), segment(speech)) for k in (20, 60)]
+    path = records.write(recs, tmp_path / "r.jsonl")
+    capsys.readouterr()
+    assert main(["score", str(path), "--json"]) == 0
+    scores = json.loads(capsys.readouterr().out)
+    for key in ("BLEU", "AL", "LAAL", "DAL", "AP", "ATD", "LAAL_CA", "BLEU_signature"):
+        assert key in scores
+    assert scores["LAAL_CA"] >= scores["LAAL"]

@@ -159,6 +159,7 @@ def average_token_delay(delays: Sequence[float], source_length: float,
     CA (``elapsed`` given): c_t is the compute time added since the previous word,
     (e_t − d_t) − (e_{t−1} − d_{t−1}); compute overlaps with listening (T_t restarts from
     d_t when the source is later than the previous word), so ATD_CA ≠ ATD on ``elapsed``.
+    All-zero ``elapsed`` (SimulEval's untimed text input) means no compute time.
     ``source_length`` (audio after the last write is never paired) and
     ``reference_length`` are accepted for the common signature and not used.
     """
@@ -311,12 +312,12 @@ def al_ma2020(delays: Sequence[float], source_length: float, reference_length: i
     comes from what had been *read* (``delays``), whereas SimulEval's AL_CA cuts at the
     first *elapsed* time ≥ |X|, which can be earlier.
     """
-    lags = delays if elapsed is None else elapsed
-    if len(lags) != len(delays):
-        raise ValueError(f"AL_M20: {len(lags)} elapsed for {len(delays)} delays")
+    times = delays if elapsed is None else elapsed
+    if len(times) != len(delays):
+        raise ValueError(f"AL_M20: {len(times)} elapsed for {len(delays)} delays")
     ideal_step_ms = source_length / reference_length
     tau = next((i + 1 for i, d in enumerate(delays) if d >= source_length), len(delays))
-    return sum(lags[i] - ideal_step_ms * i for i in range(tau)) / tau
+    return sum(times[i] - ideal_step_ms * i for i in range(tau)) / tau
 
 
 @register("AL_K22", computation_aware=None)
@@ -364,11 +365,13 @@ def sentence_latency(name: str, delays: Sequence[float], source_length: float,
 
 def corpus_latency(name: str, delays: Sequence[Sequence[float]],
                    source_lengths: Sequence[float], reference_lengths: Sequence[int],
-                   elapsed: Sequence[Sequence[float]] | None = None) -> float:
+                   elapsed: Sequence[Sequence[float]] | None = None, *,
+                   warn_skipped: bool = True) -> float:
     """Mean of the sentence scores of metric ``name`` (CA when ``elapsed`` is given).
 
     Utterances without output words are left out of the mean, as SimulEval does (it logs
-    a warning; so do we). NaN when no utterance has an output word.
+    a warning; so do we unless ``warn_skipped`` is False, for callers that warn once for
+    all metrics). NaN when no utterance has an output word.
     """
     n = len(delays)
     if len(source_lengths) != n or len(reference_lengths) != n:
@@ -385,7 +388,7 @@ def corpus_latency(name: str, delays: Sequence[Sequence[float]],
         scores.append(sentence_latency(name, delays[k], source_lengths[k],
                                        reference_lengths[k],
                                        None if elapsed is None else elapsed[k]))
-    if skipped:
+    if skipped and warn_skipped:
         log.warning("%s: %d of %d utterances have no output word and are left out: %s",
                     name, len(skipped), n, skipped[:10])
-    return statistics.mean(scores) if scores else math.nan
+    return float(statistics.mean(scores)) if scores else math.nan

@@ -8,6 +8,7 @@ SimulEval's fields) and refuses malformed ones; ``score_records`` computes the m
 from __future__ import annotations
 
 import json
+import logging
 import math
 import numbers
 from collections.abc import Sequence
@@ -16,6 +17,8 @@ from pathlib import Path
 from simul.metrics.latency import LATENCY, PAPER_METRICS, SIMULEVAL_METRICS, corpus_latency
 from simul.metrics.quality import corpus_quality
 from simul.records import Record
+
+log = logging.getLogger(__name__)
 
 SIMULEVAL_FIELDS = ("index", "prediction", "delays", "elapsed", "prediction_length",
                     "reference", "source_length", "source")
@@ -129,13 +132,18 @@ def score_records(records: Sequence[Record]) -> dict[str, float | str]:
     source_lengths = [r.source_length for r in records]
     reference_lengths = [reference_length(r.reference) for r in records]
     elapsed = [r.elapsed for r in records] if all(map(has_elapsed, records)) else None
+    empty = [r.index for r in records if not r.delays]
+    if empty:
+        log.warning("%d of %d records have no output word and are left out of the latency "
+                    "means (as SimulEval does); their index: %s%s", len(empty), len(records),
+                    empty[:20], " ..." if len(empty) > 20 else "")
 
     quality = corpus_quality([r.prediction for r in records], [r.reference for r in records])
     scores: dict[str, float | str] = {"BLEU": quality.bleu, "chrF": quality.chrf}
 
     def latency(name: str, computation_aware: bool = False) -> float:
         return corpus_latency(name, delays, source_lengths, reference_lengths,
-                              elapsed if computation_aware else None)
+                              elapsed if computation_aware else None, warn_skipped=False)
 
     for name in SIMULEVAL_METRICS:
         scores[name] = latency(name)

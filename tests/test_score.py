@@ -1,0 +1,170 @@
+"""score_records, read_any (simul records and SimulEval instances.log) and refused records."""
+
+import json
+import math
+
+import pytest
+import sacrebleu
+
+from simul import records
+from simul.metrics.score import main_score, read_any, score_records
+from simul.records import Record
+
+NCA_KEYS = ["BLEU", "chrF", "AL", "LAAL", "DAL", "AP", "ATD", "StartOffset", "EndOffset",
+            "RTF"]
+CA_KEYS = [f"{k}_CA" for k in NCA_KEYS[2:]]
+PAPER_KEYS = ["AL_N21", "AL_N21_orig", "AL_M20", "AL_K22"]
+TAIL_KEYS = ["length_diff", "BLEU_signature", "chrF_signature", "n"]
+
+
+def _record(index, prediction, delays, reference, source_length, elapsed=None):
+    return Record(index=index, prediction=prediction, delays=delays,
+                  elapsed=list(delays) if elapsed is None else elapsed,
+                  prediction_length=len(delays), reference=reference,
+                  source_length=source_length, source=[f"{index}.wav"])
+
+
+def _corpus(with_elapsed=True):
+    # record 0: 3 words / 3 reference words, one per second of a 3 s source: AL = 1000
+    #   (lags 1000, 2000 − 1000, 3000 − 2000); elapsed adds 100 ms per word (cumulative).
+    # record 1: 2 words / 4 reference words at 1000 and 2000 of 2000 ms: 1/γ = 2000/4 = 500,
+    #   AL = (1000 + 2000 − 500) / 2 = 1250.
+    # record 2: empty prediction (left out of the latency means, counted in BLEU).
+    recs = [
+        _record(0, "das ist gut", [1000, 2000, 3000], "das ist gut", 3000.0,
+                [1100, 2200, 3300]),
+        _record(1, "ein Haus", [1000, 2000], "ein kleines altes Haus", 2000.0,
+                [1000, 2050]),
+        _record(2, "", [], "nichts", 1500.0, []),
+    ]
+    if not with_elapsed:
+        recs[0].elapsed = []
+    return recs
+
+
+def test_score_records_keys_and_values():
+    recs = _corpus()
+    scores = score_records(recs)
+    assert list(scores) == NCA_KEYS + CA_KEYS + PAPER_KEYS[:3] + ["AL_M20_CA", "AL_K22"] \
+        + TAIL_KEYS
+    hyps, refs = [r.prediction for r in recs], [r.reference for r in recs]
+    assert scores["BLEU"] == sacrebleu.corpus_bleu(hyps, [refs]).score
+    assert scores["chrF"] == sacrebleu.corpus_chrf(hyps, [refs]).score
+    assert scores["BLEU_signature"].startswith("nrefs:1|case:mixed|eff:no|tok:13a")
+    assert scores["n"] == 3
+    # AL: mean(1000, 1250) = 1125 (the empty record is left out)
+    assert scores["AL"] == 1125
+    # StartOffset: mean(1000, 1000); EndOffset: mean(0, 0)
+    assert scores["StartOffset"] == 1000 and scores["EndOffset"] == 0
+    # StartOffset_CA: mean(1100, 1000) = 1050; EndOffset_CA: mean(300, 50) = 175
+    assert scores["StartOffset_CA"] == 1050 and scores["EndOffset_CA"] == 175
+    # length_diff: (3 − 3 + 2 − 4 + 0 − 1) / 3 = −1
+    assert scores["length_diff"] == -1
+
+
+def test_ca_only_when_every_record_has_elapsed():
+    scores = score_records(_corpus(with_elapsed=False))
+    assert list(scores) == NCA_KEYS + PAPER_KEYS + TAIL_KEYS
+    assert not any(k.endswith("_CA") for k in scores)
+
+
+def test_latency_nan_when_no_word_at_all():
+    scores = score_records([_record(0, "", [], "etwas", 1000.0)])
+    assert math.isnan(scores["AL"]) and scores["BLEU"] == 0.0 and scores["n"] == 1
+
+
+def test_read_any_simul_records(tmp_path):
+    recs = _corpus()
+    recs[0].units = ["▁das", "▁ist", "▁gut"]
+    recs[0].policy = "wait_k"
+    path = records.write(recs, tmp_path / "records.jsonl")
+    back = read_any(path)
+    assert back == recs
+    assert score_records(back) == score_records(recs)
+
+
+def test_read_any_simuleval_log(tmp_path):
+    # as SimulEval 1.1 writes it (extra fields such as prediction_spm are ignored)
+    line = dict(index=0, prediction="das ist gut", delays=[1000.0, 2000.0, 3000.0],
+                elapsed=[1100.0, 2200.0, 3300.0], prediction_length=3,
+                reference="das ist gut", source=["samplerate: 16000 Hz"],
+                source_length=3000.0, prediction_spm=["▁das", "▁ist", "▁gut"])
+    path = tmp_path / "instances.log"
+    path.write_text(json.dumps(line) + "\n")
+    (rec,) = read_any(path)
+    assert rec.prediction == "das ist gut" and rec.delays == [1000.0, 2000.0, 3000.0]
+    assert rec.elapsed == [1100.0, 2200.0, 3300.0] and rec.source_length == 3000.0
+    assert rec.units == [] and rec.policy == ""
+    assert score_records([rec])["AL"] == 1000  # lags 1000, 1000, 1000
+
+
+GOOD = dict(index=0, prediction="a b", delays=[100, 200], elapsed=[150, 260],
+            prediction_length=2, reference="a b", source_length=1000, source=["x"])
+
+
+def _refused(tmp_path, bad: dict, drop: str | None = None):
+    """Write a good line, then the bad one (line 2); return read_any's error message."""
+    second = {k: v for k, v in (GOOD | bad).items() if k != drop}
+    path = tmp_path / "instances.log"
+    path.write_text(json.dumps(GOOD) + "\n" + json.dumps(second) + "\n")
+    with pytest.raises(ValueError) as e:
+        read_any(path)
+    message = str(e.value)
+    assert str(path) in message and "line 2" in message
+    return message
+
+
+@pytest.mark.parametrize("field", ["index", "prediction", "delays", "elapsed",
+                                   "prediction_length", "reference", "source_length",
+                                   "source"])
+def test_refuses_missing_field(tmp_path, field):
+    assert f"missing field '{field}'" in _refused(tmp_path, {}, drop=field)
+
+
+def test_refuses_decreasing_delays(tmp_path):
+    message = _refused(tmp_path, dict(delays=[200, 100], elapsed=[250, 260]))
+    assert "'delays'" in message and "non-decreasing" in message
+
+
+def test_refuses_delays_not_one_per_word(tmp_path):
+    message = _refused(tmp_path, dict(delays=[100, 200, 300], elapsed=[], prediction_length=3))
+    assert "'delays'" in message and "3 delays for 2 words" in message
+
+
+def test_refuses_wrong_prediction_length(tmp_path):
+    assert "'prediction_length'" in _refused(tmp_path, dict(prediction_length=3))
+
+
+def test_refuses_elapsed_not_one_per_word(tmp_path):
+    assert "'elapsed'" in _refused(tmp_path, dict(elapsed=[150]))
+
+
+def test_refuses_elapsed_before_delay(tmp_path):
+    assert "'elapsed'" in _refused(tmp_path, dict(elapsed=[90, 260]))
+
+
+def test_refuses_bad_source_length(tmp_path):
+    assert "'source_length'" in _refused(tmp_path, dict(source_length=0))
+
+
+def test_refuses_non_json(tmp_path):
+    path = tmp_path / "instances.log"
+    path.write_text(json.dumps(GOOD) + "\n{not json\n")
+    with pytest.raises(ValueError, match="line 2: not JSON"):
+        read_any(path)
+
+
+def test_score_records_refuses_bad_record():
+    rec = _record(7, "a b", [300, 200], "a b", 1000.0)
+    with pytest.raises(ValueError, match=r"record 0 \(index 7\): field 'delays'"):
+        score_records([rec])
+
+
+def test_main_score_json_and_table(tmp_path, capsys):
+    path = records.write(_corpus(), tmp_path / "records.jsonl")
+    assert main_score(path, as_json=True) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == score_records(_corpus())
+    assert main_score(path, as_json=False) == 0
+    table = capsys.readouterr().out
+    assert "LAAL_CA" in table and "1125.000" in table and "ms" in table
