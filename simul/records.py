@@ -55,3 +55,21 @@ def read(path: str | Path) -> Iterator[Record]:
             except json.JSONDecodeError as e:
                 raise ValueError(f"{path}: line {n}: not JSON ({e})") from e
             yield Record(**{k: v for k, v in data.items() if k in fields})
+
+
+SIMULEVAL_FIELDS = ("index", "prediction", "delays", "elapsed", "prediction_length",
+                    "reference", "source_length", "source")
+
+
+def write_simuleval_dir(records: Iterable[Record], out_dir: str | Path) -> Path:
+    """A folder ``simuleval --score-only --output DIR`` reads: ``instances.log`` (SimulEval's
+    fields only) and ``config.yaml`` (speech in, text out)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "config.yaml").write_text("source_type: speech\ntarget_type: text\n")
+    with open(out_dir / "instances.log", "w") as f:
+        for r in records:
+            data = asdict(r)
+            f.write(json.dumps({k: data[k] for k in SIMULEVAL_FIELDS}, ensure_ascii=False)
+                    + "\n")
+    return out_dir

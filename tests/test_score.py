@@ -2,6 +2,8 @@
 
 import json
 import math
+import sys
+from pathlib import Path
 
 import pytest
 import sacrebleu
@@ -168,3 +170,28 @@ def test_main_score_json_and_table(tmp_path, capsys):
     assert main_score(path, as_json=False) == 0
     table = capsys.readouterr().out
     assert "LAAL_CA" in table and "1125.000" in table and "ms" in table
+
+
+def test_simuleval_score_only_reads_a_folder_we_write(tmp_path):
+    """`simuleval --score-only` on our folder prints the same latency we compute."""
+    import shutil
+    import subprocess
+
+    from simul.records import Record, write_simuleval_dir
+
+    exe = shutil.which("simuleval") or str(Path(sys.executable).with_name("simuleval"))
+    recs = [
+        Record(index=0, prediction="uno dos tres", delays=[1000.0, 2000.0, 3000.0],
+               elapsed=[1100.0, 2300.0, 3500.0], prediction_length=3,
+               reference="uno dos tres cuatro", source_length=3000.0, source=["a.wav"]),
+        Record(index=1, prediction="x y", delays=[500.0, 2500.0], elapsed=[600.0, 2700.0],
+               prediction_length=2, reference="x y z", source_length=2500.0, source=["b.wav"]),
+    ]
+    folder = write_simuleval_dir(recs, tmp_path / "run")
+    out = subprocess.run([exe, "--score-only", "--output", str(folder)], capture_output=True,
+                         text=True, check=True, cwd=tmp_path).stdout.splitlines()
+    header, values = out[-2].split(), out[-1].split()[1:]
+    theirs = dict(zip(header, map(float, values), strict=True))
+    ours = score_records(recs)
+    for key in ("LAAL", "AL", "AP", "DAL", "ATD"):
+        assert theirs[key] == pytest.approx(ours[key], abs=1e-3), key
