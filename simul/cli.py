@@ -86,19 +86,41 @@ def _models(args: argparse.Namespace) -> int:
 
 
 def _decode(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
     from simul import decode, records
+    from simul.corpus import load
     from simul.metrics.quality import corpus_quality
     from simul.models import zoo
+    from simul.policies import make
+    from simul.simulate import simulate
 
-    if args.policy != "offline":
-        raise ValueError(f"policy {args.policy!r} is not available yet (offline only)")
+    settings = dict(kv.split("=", 1) for kv in args.set)
     model = zoo.load(args.model)
-    recs = list(decode.offline_records(
-        model, model_name=str(args.model), pair=args.pair, split=args.split,
-        corpus_root=args.corpus, beam=args.beam, max_utterances=args.max_utterances))
+    if args.policy == "offline" and not settings:  # the reference point, beam search too
+        recs = list(decode.offline_records(
+            model, model_name=str(args.model), pair=args.pair, split=args.split,
+            corpus_root=args.corpus, beam=args.beam, max_utterances=args.max_utterances))
+    else:
+        policy = make(args.policy, settings)
+        segs = load(args.corpus, args.pair, args.split, limit=args.max_utterances)
+        recs = [simulate(model, policy, seg, model_name=str(args.model))
+                for seg in tqdm(segs, desc=f"{args.policy}", unit="utt",
+                                total=args.max_utterances)]
     records.write(recs, args.out)
     q = corpus_quality([r.prediction for r in recs], [r.reference for r in recs])
     print(f"{len(recs)} records → {args.out}; BLEU {q.bleu:.2f} ({q.bleu_signature})")
+    return 0
+
+
+def _policies(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from simul.policies import registry
+
+    for name, cls in sorted(registry().items()):
+        params = ", ".join(f"{f.name}={f.default!r}" for f in dataclasses.fields(cls))
+        print(f"{name:16s} {cls.paper}\n{'':16s} {params}")
     return 0
 
 
@@ -162,7 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("decode", help="decode a corpus split into records (JSON lines)")
     p.add_argument("--model", required=True, help="shipped model name or ESPnet model dir")
-    p.add_argument("--policy", default="offline")
+    p.add_argument("--policy", default="offline", help="see `simul policies`")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="policy setting, e.g. --set k=200 --set n=2")
     p.add_argument("--beam", type=int, default=1)
     p.add_argument("--pair", default="en-es")
     p.add_argument("--split", default="tst-COMMON")
@@ -170,6 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-utterances", type=int, default=None)
     p.add_argument("--out", required=True)
     p.set_defaults(func=_decode)
+
+    p = commands.add_parser("policies", help="list policies, their settings and papers")
+    p.set_defaults(func=_policies)
 
     p = commands.add_parser("score", help="quality and latency of records (or instances.log)")
     p.add_argument("records", help="simul records (JSON lines) or a SimulEval instances.log")

@@ -43,7 +43,8 @@ def simulate(model: ESPnetST, policy: Policy, segment: Segment, *, model_name: s
         if encoded_ms != read_ms:
             encoded = model.encode(audio[: int(round(read_ms * SAMPLE_RATE / 1000))])
             encoded_ms = read_ms
-        action = policy.decide(model, View(read_ms, source_ms, list(units), encoded, step, memo))
+        view = View(read_ms, source_ms, list(units), encoded, step, memo, segment.alignment)
+        action = policy.decide(model, view)
         compute_ms += 1000.0 * (clock() - t0)
         if isinstance(action, Write):
             units += action.units

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from simul.corpus import Alignment
 from simul.models.espnet_st import Encoded, ESPnetST
 
 
@@ -42,6 +43,7 @@ class View:
     encoded: Encoded
     step: int
     memo: dict[str, Any] = field(default_factory=dict)  # the policy's own scratch space
+    alignment: Alignment | None = None  # oracle word/phoneme times (mini corpus), if any
 
     @property
     def source_finished(self) -> bool:
