@@ -329,6 +329,8 @@ class ESPnetST:
 
     def ctc_words(self, enc: Encoded) -> list[str]:
         """Words of the source CTC transcript (SentencePiece or character units)."""
+        if self.src_token_list is None:
+            raise ModelError(f"{self.config_path}: the model has no source token list")
         units = [self.src_token_list[i] for i in self.ctc_greedy(enc)]
         text = "".join(u.replace("<space>", " ") for u in units).replace("▁", " ")
         return text.split()

@@ -1,0 +1,141 @@
+"""Onlinization of an offline model by incremental blockwise decoding — Polák et al. 2022, §3.
+
+**Incremental decoding (§3.1).** The source is cut into fixed-size chunks of ``chunk_ms``;
+the first chunk lasts ``initial_wait_ms`` (§3.4 "initial wait"; 0 means one ordinary chunk).
+After each chunk c the whole prefix read so far is encoded anew, the committed units are
+force-decoded over it and beam search (``beam`` items) continues from them. A stable-prefix
+rule then picks from the hypotheses W^c the part to commit ("no longer changed afterward,
+i.e. no retranslation"); whatever goes beyond the units already committed is written
+(Algorithm 1: WRITE if |prefix(W^c)| > |prefix(W^{c−1})|), then the next chunk is read.
+
+**Stable-prefix rules (§3.3).** Hypotheses are compared as whole unit sequences (the forced
+committed prefix followed by the units the beam search added), with any EOS removed:
+
+- ``rule="hold"`` — hold-n, eq. (1): the best hypothesis of chunk c without its last n units,
+  prefix(W_best^c) = W_{0 : max(0, |W| − n)} (empty when |W| ≤ n).
+- ``rule="la"`` — local agreement LA-n, eq. (2): nothing while c < n; from the n-th chunk on,
+  the longest common prefix of the best hypotheses of chunks c − n + 1, …, c.
+- ``rule="sp"`` — shared prefix SP-n, eq. (3): nothing while c < n; then the longest common
+  prefix of *all* beam items of chunks c − n + 1, …, c (SP-1 is Nguyen et al. 2021's rule).
+
+Chunks are counted from the first one of the utterance, whether or not they led to a write.
+The rules are the pure functions :func:`hold_n`, :func:`local_agreement` and
+:func:`shared_prefix` below. Committed units are never retracted: a rule whose prefix is no
+longer than what is committed writes nothing.
+
+**EOS and the end of the input.** "We ignore the EOS if returned by our model and continue
+the inference until the end of the source" (§3.3, Algorithm 1, footnote 3): before the input ends, a
+hypothesis that ended with EOS takes part in the rules with its units but without the EOS
+(so hold-n withholds n real units), the EOS is never committed and never ends the utterance.
+When the whole input has been read, beam search runs once more from the committed prefix and
+its best hypothesis (up to its EOS or the length cap) is committed, which finishes.
+
+**Departures and choices.** The paper does not state its beam size; ``beam=5`` is ours. The
+"beam" of SP-n is the ``beam`` best finished hypotheses ESPnet's beam search returns. The
+output-length cap is ESPnet's (``maxlenratio`` × encoder frames of the prefix read; 0: as many
+units as encoder frames), applied at every chunk to the prefix read so far. A policy whose
+first chunk covers the whole input reproduces offline beam search with the same beam.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from simul.policies.base import Policy, Read, View, Write
+
+Units = tuple[int, ...]
+
+RULES = ("hold", "la", "sp")
+
+
+def longest_common_prefix(sequences: Sequence[Sequence[int]]) -> Units:
+    """The longest common prefix of ``sequences`` (empty when there are none)."""
+    if not sequences:
+        return ()
+    first = sequences[0]
+    end = min(len(s) for s in sequences)
+    for i in range(end):
+        if any(s[i] != first[i] for s in sequences):
+            return tuple(first[:i])
+    return tuple(first[:end])
+
+
+def hold_n(best: Sequence[int], n: int) -> Units:
+    """Hold-n, eq. (1): the best hypothesis without its last ``n`` units."""
+    return tuple(best[: max(0, len(best) - n)])
+
+
+def local_agreement(best_per_chunk: Sequence[Sequence[int]], n: int) -> Units:
+    """LA-n, eq. (2): LCP of the best hypotheses of the last ``n`` chunks (``best_per_chunk``
+    holds one best hypothesis per chunk so far, oldest first); empty before the n-th chunk."""
+    if len(best_per_chunk) < n:
+        return ()
+    return longest_common_prefix(best_per_chunk[len(best_per_chunk) - n :])
+
+
+def shared_prefix(beams_per_chunk: Sequence[Sequence[Sequence[int]]], n: int) -> Units:
+    """SP-n, eq. (3): LCP of all beam items of the last ``n`` chunks (``beams_per_chunk``
+    holds one list of beam items per chunk so far, oldest first); empty before the n-th."""
+    if len(beams_per_chunk) < n:
+        return ()
+    return longest_common_prefix([h for beam in beams_per_chunk[len(beams_per_chunk) - n :]
+                                  for h in beam])
+
+
+@dataclass
+class Onlinization(Policy):
+    name = "onlinization"
+    paper = "Polák et al. 2022, IWSLT (CUNI-KIT) — §3.1, §3.3 eqs. (1)–(3), §3.4 initial wait"
+    chunk_ms: float = 500.0  # the paper sweeps 250, 500, 1000, 2000
+    initial_wait_ms: float = 0.0  # length of the first chunk; 0: chunk_ms (§3.4 uses 2000)
+    rule: str = "la"  # "hold" (hold-n), "la" (LA-n) or "sp" (SP-n); the submission used LA-2
+    n: int = 2
+    beam: int = 5  # not stated in the paper
+    maxlenratio: float = 0.0  # 0: ESPnet's cap, as many units as encoder frames
+
+    def __post_init__(self):
+        if self.rule not in RULES:
+            raise ValueError(f"onlinization: rule={self.rule!r}; expected one of {RULES}")
+        if self.n < (0 if self.rule == "hold" else 1):
+            raise ValueError(f"onlinization: n={self.n} must be ≥ "
+                             f"{0 if self.rule == 'hold' else 1} for rule {self.rule!r}")
+        if self.chunk_ms <= 0:
+            raise ValueError(f"onlinization: chunk_ms={self.chunk_ms} must be > 0")
+        if self.initial_wait_ms < 0:
+            raise ValueError(f"onlinization: initial_wait_ms={self.initial_wait_ms} must be ≥ 0")
+        if self.beam < 1:
+            raise ValueError(f"onlinization: beam={self.beam} must be ≥ 1")
+
+    def first_read_ms(self, source_ms: float) -> float:
+        return min(self.initial_wait_ms or self.chunk_ms, source_ms)
+
+    def stable_prefix(self, chunks: Sequence[Sequence[Sequence[int]]]) -> Units:
+        """The rule's prefix(W^c) given each chunk's hypotheses so far (best first)."""
+        if self.rule == "hold":
+            return hold_n(chunks[-1][0], self.n)
+        if self.rule == "la":
+            return local_agreement([beam[0] for beam in chunks], self.n)
+        return shared_prefix(chunks, self.n)
+
+    def decide(self, model, view: View) -> Read | Write:
+        memo = view.memo
+        next_chunk = Read(min(view.read_ms + self.chunk_ms, view.source_ms))
+        if not view.source_finished and memo.get("decided_at") == view.read_ms:
+            return next_chunk  # this chunk's units have been written
+        memo["decided_at"] = view.read_ms
+        committed = tuple(view.units)
+        hyps = model.beam_search(view.encoded, list(committed), beam=self.beam,
+                                 nbest=self.beam, maxlenratio=self.maxlenratio)
+        if view.source_finished:
+            return Write(tuple(hyps[0].tokens) if hyps else (), finished=True)
+        # whole sequences; the adapter has left out EOS (ignored before the end, §3.3)
+        beam_items = [committed + tuple(h.tokens) for h in hyps] or [committed]
+        chunks = memo.setdefault("chunks", [])
+        chunks.append(beam_items if self.rule == "sp" else beam_items[:1])
+        keep = 1 if self.rule == "hold" else self.n  # only the last n chunks matter
+        del chunks[: max(0, len(chunks) - keep)]
+        stable = self.stable_prefix(chunks)
+        if len(stable) <= len(committed):  # nothing new; committed units stay as they are
+            return next_chunk
+        return Write(stable[len(committed) :])

@@ -1,0 +1,90 @@
+"""Wait-k with stride and catch-up on speech — Han et al. 2020, IWSLT (Samsung), §2.1.
+
+Target unit t (counted from 1) is written once g(t) ms of source have been read,
+
+    g(t) = min{(k + t − 1 − ⌊c·t⌋) · s, |x|},
+
+with k the lagging (strides read before the first unit), s the stride (``stride_ms``) and
+c the catch-up frequency (``catchup``; the paper sets c = r − 1 with r = |y|/|x| the
+target/source length ratio, r = 1.0 for English–German, so c = 0 there). A positive c makes
+the policy write faster than it reads (⌊c·t⌋ steps are skipped), a negative c slower.
+
+Each decision writes one unit, the greedy continuation of the committed units over the
+prefix read. A predicted EOS (or the output-length cap of the prefix read) before the whole
+input is read writes nothing and reads one more stride; it never ends the hypothesis. Once
+the input is read, decoding continues greedily to EOS or ESPnet's length cap (``maxlenratio``
+× encoder frames; 0: as many units as encoder frames), and that finishes. A policy whose
+first read covers the whole input (k·s ≥ |x| with c = 0) gives the offline greedy output.
+
+**Departures from the paper.**
+
+- Units: the paper writes one "target text token" (word piece) per step; we write one model
+  unit, which is a SentencePiece piece for BPE models (as in the paper) but one character
+  for character models.
+- Source measure: the paper counts s in source "frames" and sets |x| to the length of the
+  transcript; its strides (300–800) read as ms of audio, as in the IWSLT 2020 SimulEval
+  setup, so here s is in ms and |x| is the source duration in ms.
+- The paper's wait-k models are trained with a unidirectional encoder, so the states of
+  units already written never change. Our offline models re-encode the whole prefix at every
+  read; ``reuse_state`` (default) keeps each decoder state as it was computed when its unit
+  was written (as in wait-k training), off re-decodes the committed units over the newest
+  encoder states.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from simul.policies.base import Policy, Read, View, Write
+
+
+def g_ms(t: int, *, k: int, stride_ms: float, catchup: float, source_ms: float) -> float:
+    """g(t) of Han et al. 2020 §2.1: ms of source read before writing target unit t ≥ 1."""
+    if t < 1:
+        raise ValueError(f"g_ms: t={t}; target units are counted from 1")
+    # ⌊c·t⌋ on the decimal value of c: 0.29 · 100 is 28.999… in binary floating point
+    skipped = math.floor(Fraction(repr(float(catchup))) * t)
+    return min((k + t - 1 - skipped) * stride_ms, source_ms)
+
+
+@dataclass
+class WaitKCatchup(Policy):
+    name = "wait_k_catchup"
+    paper = "Han et al. 2020, IWSLT (Samsung) — §2.1, g_wait-k,c,s(t)"
+    k: int = 3  # the paper's speech systems: k = 3, 3, 4 for low, medium, high latency
+    stride_ms: float = 300.0  # s; the paper's speech systems: 300, 400, 800
+    catchup: float = 0.0  # c = r − 1; r = 1.0 for English–German in the paper
+    maxlenratio: float = 0.0  # 0: ESPnet's cap, as many units as encoder frames
+    reuse_state: bool = True
+
+    def __post_init__(self):
+        if self.k < 1:
+            raise ValueError(f"wait_k_catchup: k={self.k} must be ≥ 1")
+        if self.stride_ms <= 0:
+            raise ValueError(f"wait_k_catchup: stride_ms={self.stride_ms} must be > 0")
+
+    def g_ms(self, t: int, source_ms: float) -> float:
+        return g_ms(t, k=self.k, stride_ms=self.stride_ms, catchup=self.catchup,
+                    source_ms=source_ms)
+
+    def first_read_ms(self, source_ms: float) -> float:
+        return self.g_ms(1, source_ms)
+
+    def decide(self, model, view: View) -> Read | Write:
+        memo = view.memo
+        state = memo.get("state") if self.reuse_state else None
+        if view.source_finished:
+            hyp = model.greedy(view.encoded, view.units, maxlenratio=self.maxlenratio,
+                               state=state)
+            return Write(tuple(hyp.tokens), finished=True)
+        need_ms = self.g_ms(len(view.units) + 1, view.source_ms)
+        if view.read_ms < need_ms:
+            return Read(need_ms)
+        hyp = model.greedy(view.encoded, view.units, max_new=1, maxlenratio=self.maxlenratio,
+                           state=state)
+        memo["state"] = hyp.resume
+        if not hyp.tokens:  # EOS (or the cap of this prefix) before the end: read on
+            return Read(min(view.read_ms + self.stride_ms, view.source_ms))
+        return Write(tuple(hyp.tokens))
