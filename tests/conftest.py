@@ -7,6 +7,10 @@ import pytest
 import torch
 import yaml
 
+# Tiny models gain nothing from threads, and oversubscribed OpenMP threads make small LSTM
+# steps crawl when another process (a training run) holds the cores.
+torch.set_num_threads(1)
+
 CHARS = list("abcdefghijklmnopqrstuvwxyz") + ["<space>", ".", "?"]
 
 
