@@ -5,11 +5,10 @@ import numpy as np
 import pytest
 
 from simul.models.espnet_st import ESPnetST, Hyp
-from simul.policies.base import Policy
 from simul.policies.offline import Offline
 from simul.policies.wait_k_catchup import WaitKCatchup, g_ms
 from simul.simulate import simulate
-from tests.test_simulate import segment
+from tests.test_simulate import Recording, segment
 
 
 @pytest.fixture(scope="module")
@@ -91,21 +90,6 @@ def test_scripted_traces_by_hand(policy, script, source_ms, trace):
 
 
 # ------------------------------------------------------------------ tiny random models
-class Recording(Policy):
-    """Wraps a policy and records the committed units it is shown at every decision."""
-
-    name = "recording"
-
-    def __init__(self, inner: Policy):
-        self.inner = inner
-        self.seen: list[list[int]] = []
-
-    def first_read_ms(self, source_ms):
-        return self.inner.first_read_ms(source_ms)
-
-    def decide(self, model, view):
-        self.seen.append(list(view.units))
-        return self.inner.decide(model, view)
 
 
 @pytest.mark.parametrize("policy", [WaitKCatchup(k=10, stride_ms=200),

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from simul.models.espnet_st import ESPnetST, Hyp
-from simul.policies.base import Policy
 from simul.policies.offline import Offline
 from simul.policies.onlinization import (
     Onlinization,
@@ -15,7 +14,7 @@ from simul.policies.onlinization import (
     shared_prefix,
 )
 from simul.simulate import simulate
-from tests.test_simulate import segment
+from tests.test_simulate import Recording, segment
 
 
 @pytest.fixture(scope="module")
@@ -134,21 +133,6 @@ def test_scripted_traces_by_hand(policy, script, trace, units):
 
 
 # ------------------------------------------------------------------ tiny random models
-class Recording(Policy):
-    """Wraps a policy and records the committed units it is shown at every decision."""
-
-    name = "recording"
-
-    def __init__(self, inner: Policy):
-        self.inner = inner
-        self.seen: list[list[int]] = []
-
-    def first_read_ms(self, source_ms):
-        return self.inner.first_read_ms(source_ms)
-
-    def decide(self, model, view):
-        self.seen.append(list(view.units))
-        return self.inner.decide(model, view)
 
 
 @pytest.mark.parametrize("beam", [2, 5])

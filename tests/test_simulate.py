@@ -58,6 +58,23 @@ def test_short_and_silent_input_end_cleanly(model, n_samples):
     assert rec.prediction_length == len(rec.delays)
 
 
+class Recording(Policy):
+    """Wraps a policy and records the committed units it is shown at every decision."""
+
+    name = "recording"
+
+    def __init__(self, inner: Policy):
+        self.inner = inner
+        self.seen: list[list[int]] = []
+
+    def first_read_ms(self, source_ms):
+        return self.inner.first_read_ms(source_ms)
+
+    def decide(self, model, view):
+        self.seen.append(list(view.units))
+        return self.inner.decide(model, view)
+
+
 class Backwards(Policy):
     name = "backwards"
 

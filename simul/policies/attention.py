@@ -38,8 +38,7 @@ class _AttentionPolicy(Policy):
 
     def decide(self, model, view: View) -> Read | Write:
         if view.source_finished:
-            hyp = model.greedy(view.encoded, view.units, maxlenratio=self.maxlenratio)
-            return Write(tuple(hyp.tokens), finished=True)
+            return self.finish(model, view, maxlenratio=self.maxlenratio)
         if view.memo.get("decided_at") == view.read_ms:
             return Read(min(view.read_ms + self.chunk_ms, view.source_ms))
         view.memo["decided_at"] = view.read_ms

@@ -63,5 +63,12 @@ class Policy:
     def decide(self, model: ESPnetST, view: View) -> Read | Write:
         raise NotImplementedError
 
+    @staticmethod
+    def finish(model: ESPnetST, view: View, *, maxlenratio: float = 0.0,
+               state: Any = None) -> Write:
+        """The input is read: decode greedily to EOS (or the length cap) and finish."""
+        hyp = model.greedy(view.encoded, view.units, maxlenratio=maxlenratio, state=state)
+        return Write(tuple(hyp.tokens), finished=True)
+
     def settings(self) -> dict:
         return {k: v for k, v in vars(self).items() if not k.startswith("_")}

@@ -115,9 +115,7 @@ class Predecision(Policy):
         memo = view.memo
         state = memo.get("state") if self.reuse_state else None
         if view.source_finished:
-            hyp = model.greedy(view.encoded, view.units, maxlenratio=self.maxlenratio,
-                               state=state)
-            return Write(tuple(hyp.tokens), finished=True)
+            return self.finish(model, view, maxlenratio=self.maxlenratio, state=state)
         times = self._triggers(view)
         if memo.get("decided_at") == view.read_ms:
             return self._next_read(view, times, len(view.units))

@@ -76,9 +76,7 @@ class WaitKCatchup(Policy):
         memo = view.memo
         state = memo.get("state") if self.reuse_state else None
         if view.source_finished:
-            hyp = model.greedy(view.encoded, view.units, maxlenratio=self.maxlenratio,
-                               state=state)
-            return Write(tuple(hyp.tokens), finished=True)
+            return self.finish(model, view, maxlenratio=self.maxlenratio, state=state)
         need_ms = self.g_ms(len(view.units) + 1, view.source_ms)
         if view.read_ms < need_ms:
             return Read(need_ms)

@@ -37,9 +37,7 @@ class WaitKFrames(Policy):
             return Read(min(view.read_ms + self.s * FRAME_MS, view.source_ms))
         state = memo.get("state") if self.reuse_state else None
         if view.source_finished:
-            hyp = model.greedy(view.encoded, view.units, maxlenratio=self.max_length_ratio,
-                               state=state)
-            return Write(tuple(hyp.tokens), finished=True)
+            return self.finish(model, view, maxlenratio=self.max_length_ratio, state=state)
         hyp = model.greedy(view.encoded, view.units, max_new=self.n,
                            maxlenratio=self.max_length_ratio, state=state)
         memo["state"] = hyp.resume
