@@ -60,3 +60,17 @@ def test_decode_cli_writes_consistent_records(fake_run, tmp_path):
         assert all(d == r.source_length for d in r.delays)
         assert all(e > d for e, d in zip(r.elapsed, r.delays, strict=True))
         assert r.reference and r.policy == "offline"
+
+
+def test_card_names_the_command_and_the_measured_bleu(fake_run, tmp_path):
+    out = zoo.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path,
+                   command="simul train tiny")
+    (out / "metrics.json").write_text(json.dumps({
+        "tst-COMMON/beam1": {"bleu": 41.234, "chrf": 60.0, "n": 500, "signature": "sig",
+                             "ms_per_utterance": 80.0},
+        "tst-COMMON/beam5": {"bleu": 43.0, "chrf": 61.0, "n": 500, "signature": "sig",
+                             "ms_per_utterance": 300.0}}))
+    card = zoo.write_card("tiny", root=tmp_path).read_text()
+    assert "simul train tiny" in card
+    assert "| tst-COMMON | greedy | 41.23 | 60.00 | 80 |" in card
+    assert "| tst-COMMON | beam 5 | 43.00 |" in card

@@ -140,4 +140,44 @@ def evaluate(name: str, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
                 "signature": q.bleu_signature, "ms_per_utterance": round(ms, 1),
             }
     (MODELS_DIR / name / "metrics.json").write_text(json.dumps(results, indent=1) + "\n")
+    write_card(name)
     return results
+
+
+def write_card(name: str, root: Path = MODELS_DIR) -> Path:
+    """``card.md``: what the model is, the command that made it, its measured BLEU."""
+    from simul.models.train import RECIPES
+
+    out = root / name
+    info = json.loads((out / "simul.json").read_text())
+    conf = yaml.safe_load((out / "config.yaml").read_text())
+    state = torch.load(out / "model.pth", map_location="cpu")
+    n_params = sum(v.numel() for v in state.values() if v.is_floating_point())
+    recipe = RECIPES / f"{name}.yaml"
+    about = [line[2:] for line in recipe.read_text().splitlines()
+             if line.startswith("# ")] if recipe.is_file() else []
+    lines = [f"# {name}", "", *about, "",
+             f"- pair: {info['pair']}; units: {conf.get('token_type')} "
+             f"({len(conf['token_list'])} target units)",
+             f"- encoder: {conf['encoder']} {conf.get('encoder_conf', {})}",
+             f"- decoder: {conf['decoder']} {conf.get('decoder_conf', {})}",
+             f"- parameters: {n_params / 1e6:.2f} M; "
+             f"file {(out / 'model.pth').stat().st_size / 2**20:.1f} MiB",
+             f"- averaged snapshots: {', '.join(info['averaged'])}",
+             "", "Made by:", "", "```", info.get("command") or f"simul train {name}",
+             f"simul models pack RUN/exp {name} --pair {info['pair']}",
+             f"simul models eval {name}", "```", "",
+             "Offline BLEU (sacrebleu, full splits of the mini corpus):", "",
+             "| split | decoding | BLEU | chrF | ms/utt |", "|---|---|---|---|---|"]
+    path = out / "metrics.json"
+    results = json.loads(path.read_text()) if path.is_file() else {}
+    for key, r in results.items():
+        split, beam = key.split("/")
+        how = "greedy" if beam == "beam1" else beam.replace("beam", "beam ")
+        lines.append(f"| {split} | {how} | {r['bleu']:.2f} | {r['chrf']:.2f} "
+                     f"| {r['ms_per_utterance']:.0f} |")
+    if results:
+        lines += ["", f"Signature: `{next(iter(results.values()))['signature']}`"]
+    lines += ["", "Learning curve: `learning_curve.csv` (ESPnet's per-epoch train/valid stats)."]
+    (out / "card.md").write_text("\n".join(lines) + "\n")
+    return out / "card.md"
