@@ -20,10 +20,12 @@ def fake_run(tmp_path_factory):
         torch.save({k: v + shift if v.is_floating_point() else v for k, v in state.items()},
                    exp / f"{epoch}epoch.pth")
     (exp / "train.log").write_text(
-        "[vm] x (trainer:1) INFO: 1epoch results: [train] loss=10.5, acc=0.2, time=1.0, "
+        "[vm] x (trainer:1) INFO: 1epoch results: [train] loss=10.5, acc=0.2, "
+        "train_time=6.3, time=54 minutes and 3.24 seconds, total_count=513, "
         "[valid] loss=9.0, acc=0.25, bleu=3.5\n"
-        "[vm] x (trainer:1) INFO: 2epoch results: [train] loss=5.0, acc=0.5, time=1.0, "
-        "[valid] loss=4.5, acc=0.55, bleu=20.0\n"
+        "[vm] x (trainer:1) INFO: 2epoch results: [train] loss=5.0, acc=0.5, "
+        "time=1 hour, 2 minutes and 1.5 seconds, total_count=513, "
+        "[valid] loss=4.5, acc=0.55, bleu=20.0, time=36.76 seconds, total_count=22\n"
     )
     return exp, state
 
@@ -43,8 +45,10 @@ def test_average_of_the_last_snapshots(fake_run, tmp_path):
 
 def test_learning_curve_parsing(fake_run):
     rows = zoo.learning_curve(fake_run[0])
-    assert rows[1] == {"epoch": 2, "train_loss": 5.0, "train_acc": 0.5, "train_time": 1.0,
-                       "valid_loss": 4.5, "valid_acc": 0.55, "valid_bleu": 20.0}
+    assert rows[0]["train_seconds"] == pytest.approx(54 * 60 + 3.24)
+    assert rows[1] == {"epoch": 2, "train_loss": 5.0, "train_acc": 0.5,
+                       "train_seconds": 3600 + 120 + 1.5, "valid_loss": 4.5,
+                       "valid_acc": 0.55, "valid_bleu": 20.0, "valid_seconds": 36.76}
 
 
 @pytest.mark.corpus

@@ -64,6 +64,13 @@ def average(files: list[Path]) -> dict:
     return out
 
 
+def _seconds(text: str) -> float:
+    """ESPnet's humanfriendly durations ("1 hour, 2 minutes and 3.5 seconds") in seconds."""
+    scale = {"hour": 3600.0, "minute": 60.0, "second": 1.0}
+    return sum(float(n) * scale[unit]
+               for n, unit in re.findall(r"([\d.]+) (hour|minute|second)", text))
+
+
 def learning_curve(exp_dir: Path) -> list[dict]:
     """Per-epoch train/valid statistics from ESPnet's ``train.log``."""
     rows = []
@@ -74,8 +81,11 @@ def learning_curve(exp_dir: Path) -> list[dict]:
             continue
         row = {"epoch": int(m.group(1))}
         for phase, body in re.findall(r"\[(train|valid)\] (.*?)(?=, \[|$)", m.group(2)):
+            spent = re.search(r"(?<![\w])time=(.*?)(?=, total_count|$)", body)
+            if spent:  # "54 minutes and 3.24 seconds" → seconds
+                row[f"{phase}_seconds"] = _seconds(spent.group(1))
             for key, value in re.findall(r"(\w+)=([-+.\deE]+)", body):
-                if key in ("loss", "acc", "bleu", "loss_st", "loss_asr", "cer_ctc", "time"):
+                if key in ("loss", "acc", "bleu", "loss_st", "loss_asr", "cer_ctc"):
                     row[f"{phase}_{key}"] = float(value)
         rows.append(row)
     return rows
