@@ -86,27 +86,21 @@ def _models(args: argparse.Namespace) -> int:
 
 
 def _decode(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from simul import decode, records
-    from simul.corpus import load
     from simul.metrics.quality import corpus_quality
     from simul.models import zoo
     from simul.policies import make
-    from simul.simulate import simulate
 
+    bad = [kv for kv in args.set if "=" not in kv]
+    if bad:
+        raise ValueError(f"--set expects KEY=VALUE, got {bad[0]!r}")
     settings = dict(kv.split("=", 1) for kv in args.set)
+    if args.policy == "offline" and "beam" not in settings:
+        settings["beam"] = str(args.beam)
     model = zoo.load(args.model)
-    if args.policy == "offline" and not settings:  # the reference point, beam search too
-        recs = list(decode.offline_records(
-            model, model_name=str(args.model), pair=args.pair, split=args.split,
-            corpus_root=args.corpus, beam=args.beam, max_utterances=args.max_utterances))
-    else:
-        policy = make(args.policy, settings)
-        segs = load(args.corpus, args.pair, args.split, limit=args.max_utterances)
-        recs = [simulate(model, policy, seg, model_name=str(args.model))
-                for seg in tqdm(segs, desc=f"{args.policy}", unit="utt",
-                                total=args.max_utterances)]
+    recs = list(decode.records(model, make(args.policy, settings), model_name=str(args.model),
+                               pair=args.pair, split=args.split, corpus_root=args.corpus,
+                               max_utterances=args.max_utterances))
     records.write(recs, args.out)
     q = corpus_quality([r.prediction for r in recs], [r.reference for r in recs])
     print(f"{len(recs)} records → {args.out}; BLEU {q.bleu:.2f} ({q.bleu_signature})")
