@@ -36,6 +36,19 @@ def test_step_with_state_equals_step_from_scratch(tiny_model_dir, speech):
     torch.testing.assert_close(logp, full)
 
 
+def test_state_is_not_confused_by_decoding_another_prefix_in_between(tiny_model_dir, speech):
+    # The RNN attention caches the projection of the encoder output it last saw; a state
+    # resumed over its own encoder output after decoding another one must not reuse it.
+    model = ESPnetST.from_dir(tiny_model_dir)
+    enc_a, enc_b = model.encode(speech[:9600]), model.encode(speech)
+    hyp_a = model.greedy(enc_a, max_new=3)
+    model.greedy(enc_b, max_new=3)
+    tokens = hyp_a.tokens
+    logp_resumed, _ = model.step(enc_a, hyp_a.resume, tokens)
+    logp_scratch, _ = model.step(enc_a, None, tokens)
+    torch.testing.assert_close(logp_resumed, logp_scratch)
+
+
 def test_forced_prefix_continues_the_greedy_path(tiny_model_dir, speech):
     adapter = ESPnetST.from_dir(tiny_model_dir)
     enc = adapter.encode(speech)

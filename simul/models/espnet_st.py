@@ -65,7 +65,6 @@ class DecoderState:
     tokens: list[int]
     state: Any = None
     logp: torch.Tensor | None = field(default=None, repr=False)
-    enc_id: int | None = field(default=None, repr=False)
 
 
 def _find(model_dir: Path, value: str | None) -> str | None:
@@ -144,7 +143,7 @@ class ESPnetST:
             import sentencepiece as spm
 
             self._sp = spm.SentencePieceProcessor(model_file=conf["bpemodel"])
-        self._enc_serial = 0
+        self._att_x: torch.Tensor | None = None
 
     @classmethod
     def from_dir(cls, model_dir: str | Path, device: str = "cpu") -> ESPnetST:
@@ -184,16 +183,19 @@ class ESPnetST:
             return Encoded(torch.zeros(0, self._enc_dim(), device=self.device), n)
         if isinstance(enc, tuple):
             enc = enc[0]
-        self._enc_serial += 1
         return Encoded(enc[0, : int(lens[0])], n)
 
     def _enc_dim(self) -> int:
         return int(self.model.encoder.output_size())
 
     # ------------------------------------------------------------------ decoder
-    def _reset_attention(self) -> None:
+    def _reset_attention(self, x: torch.Tensor | None = None) -> None:
+        """Clear the RNN attention's cache of projected encoder states; ``x`` is the
+        encoder output the next calls use (held, and compared by identity, not by id():
+        a freed tensor's id can be reused by the next prefix's output)."""
         for att in getattr(self.model.decoder, "att_list", []):
             att.reset()
+        self._att_x = x
 
     @torch.inference_mode()
     def step(self, enc: Encoded, state: DecoderState | None = None,
@@ -207,18 +209,17 @@ class ESPnetST:
         """
         dec = self.model.decoder
         x = enc.states
+        if state is None or self._att_x is not x:
+            self._reset_attention(x)
         if state is None:
-            self._reset_attention()
             state = DecoderState([], dec.init_state(x) if hasattr(dec, "init_state") else None)
-        elif state.enc_id != id(x):
-            self._reset_attention()
         want = [self.sos, *(tokens if tokens is not None else state.tokens[1:])]
         if want[: len(state.tokens)] != state.tokens:
             raise ValueError("tokens must extend the tokens the state has consumed")
         s, logp = state.state, state.logp
         for t in range(len(state.tokens) + 1, len(want) + 1):  # one unit per call
             logp, s = dec.score(torch.tensor(want[:t], device=self.device), s, x)
-        return logp, DecoderState(want, s, logp, id(x))
+        return logp, DecoderState(want, s, logp)
 
     def max_length(self, enc: Encoded, maxlenratio: float = 0.0) -> int:
         """ESPnet's output-length cap: T_enc when ``maxlenratio`` is 0."""
