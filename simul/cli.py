@@ -118,6 +118,13 @@ def _policies(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    from simul.sweep import main_sweep
+
+    return main_sweep(args.spec, force=args.force, workers=args.workers,
+                      scheduler=args.scheduler, quiet=args.quiet)
+
+
 def _score(args: argparse.Namespace) -> int:
     from simul.metrics.score import main_score
 
@@ -196,6 +203,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("records", help="simul records (JSON lines) or a SimulEval instances.log")
     p.add_argument("--json", action="store_true", help="one JSON object of metric → value")
     p.set_defaults(func=_score)
+
+    p = commands.add_parser("sweep", help="run a grid of policy settings (resumable)")
+    p.add_argument("spec", help="sweep spec (YAML): models, pair, splits, policies, output")
+    p.add_argument("--force", action="store_true",
+                   help="discard results of a different spec in the output directory")
+    p.add_argument("--workers", type=int, default=None,
+                   help="local processes [spec's, else one per core; 1 = this process]")
+    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                   help="run the utterances on this Dask distributed scheduler")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_sweep)
     return parser
 
 

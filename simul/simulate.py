@@ -5,7 +5,9 @@ the features of the prefix read, computed on that prefix alone), collects the wr
 times every step's computation — encoding, the policy's decision and the model calls it
 makes, READ steps included — with a monotonic clock. A unit's delay is the source read
 (ms) when it was written; its elapsed time adds all computation spent on the utterance so
-far (SimulEval's computation-aware definition). Word delays come from unit delays by
+far (SimulEval's computation-aware definition); with :class:`~simul.shared.SharedCalls` as
+the model, results remembered from another setting are charged what they cost when first
+computed. Word delays come from unit delays by
 :func:`simul.metrics.units.word_delays` (a word is charged when it is complete).
 """
 
@@ -19,15 +21,16 @@ from simul.metrics.units import word_delays
 from simul.models.espnet_st import SAMPLE_RATE, ESPnetST
 from simul.policies.base import Policy, Read, View, Write
 from simul.records import Record
+from simul.shared import SharedCalls
 
 
 class PolicyError(RuntimeError):
     """A policy broke the protocol (read backwards, read past the end, never finished)."""
 
 
-def simulate(model: ESPnetST, policy: Policy, segment: Segment, *, model_name: str = "",
-             max_steps: int = 100_000, clock: Callable[[], float] = time.perf_counter
-             ) -> Record:
+def simulate(model: ESPnetST | SharedCalls, policy: Policy, segment: Segment, *,
+             model_name: str = "", max_steps: int = 100_000,
+             clock: Callable[[], float] = time.perf_counter) -> Record:
     source_ms = float(segment.duration_ms)
     audio = segment.audio
     read_ms = max(0.0, min(float(policy.first_read_ms(source_ms)), source_ms))
@@ -37,6 +40,8 @@ def simulate(model: ESPnetST, policy: Policy, segment: Segment, *, model_name: s
     unit_elapsed: list[float] = []
     trace: list[tuple[float, int]] = [(read_ms, 0)]
     memo: dict = {}
+    # results another setting computed (simul.shared) are charged what they cost then
+    settle = getattr(model, "settle", None) or (lambda: 0.0)
     encoded, encoded_ms = None, None
     for step in range(max_steps):
         t0 = clock()
@@ -45,7 +50,7 @@ def simulate(model: ESPnetST, policy: Policy, segment: Segment, *, model_name: s
             encoded_ms = read_ms
         view = View(read_ms, source_ms, list(units), encoded, step, memo, segment.alignment)
         action = policy.decide(model, view)
-        compute_ms += 1000.0 * (clock() - t0)
+        compute_ms += 1000.0 * (clock() - t0) + settle()
         if isinstance(action, Write):
             units += action.units
             unit_delays += [read_ms] * len(action.units)

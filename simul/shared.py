@@ -1,0 +1,127 @@
+"""Computations shared by every setting of a sweep that decodes the same utterance.
+
+A grid of settings reads the same prefixes again and again (Nguyen et al. 2021's grid only
+reads multiples of 100 ms) and often asks the decoder the same question from the same
+state. :class:`SharedCalls` stands in for the model adapter while one utterance is decoded
+under many settings: the first time a call (encode a prefix, greedy continuation, beam
+search, CTC, attention) is made with given arguments it is computed and remembered, with
+the time it took; later identical calls return the same result.
+
+Computation-aware latency stays honest: a call answered from memory is charged the time it
+took when it was first computed. The simulator collects that charge after every step
+(:meth:`SharedCalls.settle`) and adds it to the step's compute time, so a setting's elapsed
+times are what they would have been had it computed everything itself (up to timing
+noise). Results are the adapter's own, unit for unit: the adapter's calls are functions of
+their arguments (tested in ``tests/test_sweep.py``).
+
+Arguments are compared by value (numbers, token lists, the audio prefix's length) or, for
+encoder outputs and decoder states, by identity: those objects come out of this memory, so
+the same object means the same computation history. Each entry holds its arguments, so an
+object's id cannot be reused while the memory lives. One instance serves one utterance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+from simul.models.espnet_st import DecoderState, Encoded, ESPnetST, Hyp
+
+
+def _key(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return tuple(_key(v) for v in value)
+    if isinstance(value, Encoded | DecoderState):
+        return (type(value).__name__, id(value))
+    raise TypeError(f"SharedCalls cannot key an argument of type {type(value).__name__}")
+
+
+def _copy(value: Any) -> Any:
+    """A copy the caller may modify without touching the memory (states stay shared)."""
+    if isinstance(value, Hyp):
+        return dataclasses.replace(value, tokens=list(value.tokens))
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_copy(v) for v in value)
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    return value  # Encoded, DecoderState, numbers: shared on purpose (identity is the key)
+
+
+@dataclasses.dataclass
+class _Entry:
+    value: Any
+    ms: float
+    args: tuple  # held so that the ids in the key stay taken
+
+
+class SharedCalls:
+    """The adapter ``model`` with a memory of its calls for one utterance (see module doc)."""
+
+    def __init__(self, model: ESPnetST, clock: Callable[[], float] = time.perf_counter):
+        self.model = model
+        self._clock = clock
+        self._memory: dict[tuple, _Entry] = {}
+        self._charge_ms = 0.0
+        self.hits: Counter[str] = Counter()  # by call name
+        self.misses: Counter[str] = Counter()
+
+    def __getattr__(self, name: str) -> Any:  # token_list, unit, starts_word, ...
+        return getattr(self.model, name)
+
+    def settle(self) -> float:
+        """Milliseconds charged for remembered results since the last call."""
+        charge, self._charge_ms = self._charge_ms, 0.0
+        return charge
+
+    def _call(self, name: str, key: tuple, args: tuple, compute: Callable[[], Any]) -> Any:
+        entry = self._memory.get((name, *key))
+        if entry is None:
+            t0 = self._clock()
+            value = compute()
+            entry = _Entry(value, 1000.0 * (self._clock() - t0), args)
+            self._memory[(name, *key)] = entry
+            self.misses[name] += 1
+        else:
+            self._charge_ms += entry.ms
+            self.hits[name] += 1
+        return _copy(entry.value)
+
+    def _method(self, name: str, *args, **kwargs) -> Any:
+        key = (_key(args), _key(sorted(kwargs.items())))
+        method = getattr(self.model, name)
+        return self._call(name, key, (args, kwargs), lambda: method(*args, **kwargs))
+
+    def encode(self, audio: np.ndarray) -> Encoded:
+        """The encoder output of a prefix of this utterance's audio, by its length."""
+        audio = np.asarray(audio)
+        start = audio.__array_interface__["data"][0]
+        return self._call("encode", (start, audio.shape[0]), (audio,),
+                          lambda: self.model.encode(audio))
+
+    def step(self, *args, **kwargs):
+        return self._method("step", *args, **kwargs)
+
+    def greedy(self, *args, **kwargs) -> Hyp:
+        return self._method("greedy", *args, **kwargs)
+
+    def beam_search(self, *args, **kwargs) -> list[Hyp]:
+        return self._method("beam_search", *args, **kwargs)
+
+    def ctc_greedy(self, *args, **kwargs) -> list[int]:
+        return self._method("ctc_greedy", *args, **kwargs)
+
+    def ctc_words(self, *args, **kwargs) -> list[str]:
+        return self._method("ctc_words", *args, **kwargs)
+
+    def cross_attention(self, *args, **kwargs) -> torch.Tensor:
+        return self._method("cross_attention", *args, **kwargs)

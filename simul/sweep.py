@@ -1,0 +1,580 @@
+"""Sweeps: models × splits × a grid of policy settings → records and a summary table.
+
+A spec (YAML file or dict) names what to run::
+
+    name: n21_table1
+    models: [blstm_char_en-es]            # shipped names or ESPnet2 ST model directories
+    pair: en-es
+    splits: [tst-COMMON, tst-HE]
+    corpus: data/mini                     # default: the embedded mini corpus
+    max_utterances: 50                    # default: the whole split
+    output: runs/n21_table1
+    policies:
+      - policy: wait_k_frames
+        grid: {k: [100, 200], s: [10, 20], n: [1, 2, 3]}   # every combination
+        fixed: {max_length_ratio: 1.6}                     # added to each
+      - policy: wait_k_frames
+        settings: [{k: 100, s: 10, n: 2}, {k: 200, s: 20, n: 1}]   # or a list
+      - policy: offline
+
+:func:`run` decodes every utterance once per (model, split) under all settings, in that
+order, with the settings sharing what they compute (:mod:`simul.shared`: encoder outputs of
+a prefix, identical decoder calls), then writes
+
+- ``records/<model>/<split>/<policy>/<setting>.jsonl`` — one record per utterance;
+- ``summary.csv`` — one row per (model, split, policy, setting): every metric of
+  ``simul score`` and provenance (simul version, git commit, model and corpus checksums,
+  sacrebleu signature, machine);
+- ``journal/<model>/<split>.jsonl`` — the work done, one line per utterance, appended and
+  flushed as each utterance completes. A sweep killed at any point and started again
+  with the same spec skips what the journal holds (a torn last line is cut off);
+- ``sweep.json`` — the spec's fingerprint (settings, model and corpus checksums). A
+  different spec in the same output directory is refused unless ``force``, which starts
+  over.
+
+Execution is local (in this process with ``workers=1``, else a process pool, one per
+core by default) or on a Dask distributed cluster (``scheduler="tcp://host:port"`` or a
+``distributed.Client``). Tasks are utterances: the client reads the corpus and sends each
+segment's audio; workers load the models from the spec's paths, so a cluster needs them
+on a shared file system (or the same paths on every node) and simul installed.
+Records are identical whatever the execution, but for the measured times.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import itertools
+import json
+import multiprocessing
+import os
+import platform
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+from tqdm.auto import tqdm
+
+from simul.corpus import DEFAULT_ROOT, Segment, load
+from simul.corpus import manifest as corpus_manifest
+from simul.corpus.mustc import find_split_dir
+from simul.metrics.score import score_records
+from simul.policies import make, registry
+from simul.records import Record
+from simul.records import write as write_records
+
+SPEC_FIELDS = ("name", "models", "pair", "splits", "corpus", "max_utterances", "output",
+               "policies", "share", "workers", "scheduler")
+POLICY_FIELDS = ("policy", "grid", "settings", "fixed")
+
+
+class SweepError(ValueError):
+    """A bad spec, or an output directory that holds another sweep."""
+
+
+# --------------------------------------------------------------------------- the spec
+@dataclass(frozen=True)
+class Setting:
+    """One policy with the parameters the spec gave it (the rest keep their defaults)."""
+
+    policy: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def slug(self) -> str:
+        """A file name: ``k=100_s=10_n=1`` (``default`` without parameters)."""
+        text = "_".join(f"{k}={v}" for k, v in self.params) or "default"
+        return re.sub(r"[^A-Za-z0-9=._+-]", "-", text)
+
+    def make(self):
+        return make(self.policy, dict(self.params))
+
+
+@dataclass
+class Spec:
+    models: list[str]
+    pair: str
+    splits: list[str]
+    settings: list[Setting]
+    output: Path
+    corpus: Path = DEFAULT_ROOT
+    max_utterances: int | None = None
+    share: bool = True
+    workers: int | None = None
+    scheduler: Any = None  # "tcp://host:port" or a distributed.Client
+    name: str = ""
+
+    @classmethod
+    def load(cls, spec: Spec | dict | str | Path) -> Spec:
+        """A spec from a YAML file, a dict (as in the file) or a Spec."""
+        if isinstance(spec, Spec):
+            return spec
+        if isinstance(spec, dict):
+            return cls.from_dict(spec, "spec")
+        path = Path(spec)
+        if not path.is_file():
+            raise SweepError(f"{path}: no such spec file")
+        try:
+            data = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as e:
+            raise SweepError(f"{path}: not valid YAML ({e})") from e
+        return cls.from_dict(data, str(path), base=path.parent)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "spec", base: Path | None = None) -> Spec:
+        if not isinstance(data, dict):
+            raise SweepError(f"{where}: a spec is a mapping with fields {', '.join(SPEC_FIELDS)}")
+        unknown = sorted(set(data) - set(SPEC_FIELDS))
+        if unknown:
+            raise SweepError(f"{where}: unknown field(s) {unknown}; known: {list(SPEC_FIELDS)}")
+        for key in ("models", "pair", "output", "policies"):
+            if key not in data:
+                raise SweepError(f"{where}: field '{key}' is missing")
+
+        def strings(key: str) -> list[str]:
+            value = data.get(key)
+            value = [value] if isinstance(value, str) else value
+            if not isinstance(value, list) or not value or not all(
+                    isinstance(v, str) and v for v in value):
+                raise SweepError(f"{where}: field '{key}': a name or a non-empty list of names")
+            return value
+
+        models, splits = strings("models"), strings("splits") if "splits" in data else [
+            "tst-COMMON"]
+        if not isinstance(data["pair"], str) or not re.fullmatch(r"[a-z]+-[a-z]+", data["pair"]):
+            raise SweepError(f"{where}: field 'pair': expected e.g. 'en-es', got {data['pair']!r}")
+        limit = data.get("max_utterances")
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
+                                  or limit < 1):
+            raise SweepError(f"{where}: field 'max_utterances': a positive integer or null, "
+                             f"got {limit!r}")
+        workers = data.get("workers")
+        if workers is not None and (not isinstance(workers, int) or workers < 1):
+            raise SweepError(f"{where}: field 'workers': a positive integer, got {workers!r}")
+        if not isinstance(data.get("share", True), bool):
+            raise SweepError(f"{where}: field 'share': true or false")
+
+        def path(value: Any, key: str) -> Path:
+            if not isinstance(value, str | Path):
+                raise SweepError(f"{where}: field '{key}': a path, got {value!r}")
+            p = Path(value).expanduser()
+            return p if p.is_absolute() or base is None else base / p
+
+        return cls(
+            models=models, pair=data["pair"], splits=splits,
+            settings=expand(data["policies"], f"{where}: field 'policies'"),
+            output=path(data["output"], "output"),
+            corpus=path(data["corpus"], "corpus") if data.get("corpus") else DEFAULT_ROOT,
+            max_utterances=limit, share=data.get("share", True), workers=workers,
+            scheduler=data.get("scheduler"), name=str(data.get("name") or ""),
+        )
+
+
+def expand(policies: Any, where: str) -> list[Setting]:
+    """The settings a ``policies`` list stands for, each checked by building the policy."""
+    if not isinstance(policies, list) or not policies:
+        raise SweepError(f"{where}: a non-empty list of {{policy: NAME, grid: ..., ...}}")
+    known = registry()
+    out: list[Setting] = []
+    seen: dict[tuple, str] = {}
+    for n, entry in enumerate(policies):
+        here = f"{where}[{n}]"
+        if not isinstance(entry, dict) or "policy" not in entry:
+            raise SweepError(f"{here}: a mapping with a 'policy' field")
+        unknown = sorted(set(entry) - set(POLICY_FIELDS))
+        if unknown:
+            raise SweepError(f"{here}: unknown field(s) {unknown}; known: {list(POLICY_FIELDS)}")
+        name = entry["policy"]
+        if name not in known:
+            raise SweepError(f"{here}.policy: unknown policy {name!r}; known: {sorted(known)}")
+        grid, fixed = entry.get("grid") or {}, entry.get("fixed") or {}
+        listed = entry.get("settings")
+        if not isinstance(grid, dict) or not all(
+                isinstance(v, list) and v for v in grid.values()):
+            raise SweepError(f"{here}.grid: a mapping of parameter → non-empty list of values")
+        if not isinstance(fixed, dict):
+            raise SweepError(f"{here}.fixed: a mapping of parameter → value")
+        if listed is not None and (not isinstance(listed, list) or not all(
+                isinstance(s, dict) for s in listed)):
+            raise SweepError(f"{here}.settings: a list of mappings of parameter → value")
+        combos = [dict(zip(grid, values, strict=True))
+                  for values in itertools.product(*grid.values())] if grid else []
+        combos += listed or []
+        for combo in combos or [{}]:
+            params = {**fixed, **combo}
+            setting = Setting(name, tuple(params.items()))
+            try:
+                policy = setting.make()
+            except (ValueError, TypeError) as e:
+                raise SweepError(f"{here}: {e}") from e
+            full = (name, json.dumps(policy.settings(), sort_keys=True, default=str))
+            if full in seen:
+                raise SweepError(f"{here}: setting {setting.slug} repeats {seen[full]}")
+            seen[full] = f"{here} {setting.slug}"
+            out.append(setting)
+    return out
+
+
+# --------------------------------------------------------------------------- fingerprints
+def _sha256(paths: Iterable[Path]) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(corpus_manifest.sha256(Path(p)).encode())
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A model as workers find it: a label for records, its directory, its checksum."""
+
+    label: str
+    directory: str
+    checksum: str  # SHA-256 of config.yaml and the model file
+
+
+def resolve_model(ref: str) -> ModelRef:
+    from simul.models.espnet_st import resolve_model_dir
+    from simul.models.zoo import MODELS_DIR, shipped
+
+    directory = MODELS_DIR / ref if ref in shipped() else Path(ref).expanduser()
+    if not directory.is_dir():
+        raise SweepError(f"no model {ref!r}: not a shipped model ({', '.join(shipped())}) nor "
+                         "a directory")
+    config, model_file = resolve_model_dir(directory)
+    return ModelRef(directory.name, str(directory.resolve()), _sha256([config, model_file]))
+
+
+def corpus_checksum(root: Path, pair: str, split: str) -> str:
+    """The manifest's checksum for a simul-built corpus; else the split's text files'."""
+    for candidate in (Path(root), Path(root).parent):
+        if (candidate / corpus_manifest.NAME).is_file():
+            return corpus_manifest.sha256(candidate / corpus_manifest.NAME)
+    txt = find_split_dir(root, pair, split) / "txt"
+    return _sha256(sorted(p for p in txt.iterdir() if p.is_file()))
+
+
+def git_commit() -> str | None:
+    """The commit simul runs from (``-dirty`` with uncommitted changes); None outside git."""
+    repo = Path(__file__).resolve().parents[1]
+    if not (repo / ".git").exists():
+        return None
+    try:
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], text=True,
+                              capture_output=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "simul"],
+                               text=True, capture_output=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("-dirty" if dirty else "")
+
+
+def machine() -> str:
+    import torch
+
+    return (f"{platform.node()} {platform.machine()} {os.cpu_count()} cpu "
+            f"torch {torch.__version__} threads {torch.get_num_threads()}")
+
+
+# --------------------------------------------------------------------------- the journal
+class Journal:
+    """Utterances done for one (model, split): a JSON line each, appended and fsynced."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    def read(self) -> dict[int, list[dict]]:
+        """Position in the split → records (one per setting); cuts off a torn last line."""
+        if not self.path.is_file():
+            return {}
+        done: dict[int, list[dict]] = {}
+        good = 0
+        with open(self.path, "rb") as f:
+            data = f.read()
+        for line in data.splitlines(keepends=True):
+            if not line.endswith(b"\n"):
+                break
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                break
+            done[entry["position"]] = entry["records"]
+            good += len(line)
+        if good < len(data):  # killed while writing: drop the partial line
+            with open(self.path, "r+b") as f:
+                f.truncate(good)
+        return done
+
+    def append(self, position: int, segment_id: str, records: list[dict]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps({"position": position, "segment_id": segment_id, "records": records},
+                          ensure_ascii=False)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+# --------------------------------------------------------------------------- the work
+_MODELS: dict[tuple[str, str], Any] = {}
+
+
+def _model(ref: ModelRef):
+    from simul.models.espnet_st import ESPnetST
+
+    key = (ref.directory, ref.checksum)
+    if key not in _MODELS:
+        _MODELS[key] = ESPnetST.from_dir(ref.directory)
+    return _MODELS[key]
+
+
+def decode_utterance(ref: ModelRef, settings: list[Setting], segment: Segment, *,
+                     share: bool = True, threads: int | None = None) -> list[dict]:
+    """One utterance under every setting (in order), sharing computations when ``share``;
+    the records as dicts. This is the unit of work sent to workers."""
+    import torch
+
+    from simul.shared import SharedCalls
+    from simul.simulate import simulate
+
+    if threads:
+        torch.set_num_threads(threads)
+    model = _model(ref)
+    shared = SharedCalls(model) if share else None
+    return [asdict(simulate(shared or model, s.make(), segment, model_name=ref.label))
+            for s in settings]
+
+
+def _init_worker(threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+Task = tuple[tuple[str, str, int], ModelRef, Segment]
+
+
+def _execute(tasks: Iterator[Task], settings: list[Setting], share: bool, workers: int,
+             scheduler: Any) -> Iterator[tuple[tuple[str, str, int], str, list[dict]]]:
+    """Run tasks; yield (key, segment id, records) as they complete (any order)."""
+    if scheduler is not None:
+        yield from _execute_dask(tasks, settings, share, scheduler)
+        return
+    if workers == 1:
+        for key, ref, seg in tasks:
+            yield key, seg.id, decode_utterance(ref, settings, seg, share=share)
+        return
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    with cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                initializer=_init_worker, initargs=(threads,)) as pool:
+        pending: dict[cf.Future, tuple] = {}
+        for task in itertools.chain(tasks, [None]):
+            if task is not None:
+                key, ref, seg = task
+                fut = pool.submit(decode_utterance, ref, settings, seg, share=share)
+                pending[fut] = (key, seg.id)
+            while pending and (task is None or len(pending) >= 2 * workers):
+                finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+                for fut in finished:
+                    key, seg_id = pending.pop(fut)
+                    yield key, seg_id, fut.result()
+
+
+def _execute_dask(tasks: Iterator[Task], settings: list[Setting], share: bool,
+                  scheduler: Any) -> Iterator[tuple[tuple[str, str, int], str, list[dict]]]:
+    from distributed import Client, as_completed
+
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        window = 2 * max(1, sum(client.nthreads().values()))
+        running = as_completed()
+        meta = {}
+        for task in itertools.islice(tasks, window):
+            key, ref, seg = task
+            fut = client.submit(decode_utterance, ref, settings, seg, share=share,
+                                threads=1, pure=False)
+            meta[fut.key] = (key, seg.id)
+            running.add(fut)
+        for fut in running:
+            key, seg_id = meta.pop(fut.key)
+            yield key, seg_id, fut.result()
+            for task in itertools.islice(tasks, 1):
+                k, ref, seg = task
+                nxt = client.submit(decode_utterance, ref, settings, seg, share=share,
+                                    threads=1, pure=False)
+                meta[nxt.key] = (k, seg.id)
+                running.add(nxt)
+    finally:
+        if client is not scheduler:
+            client.close()
+
+
+# --------------------------------------------------------------------------- the runner
+@dataclass
+class _Unit:
+    """One (model, split): its segments, journal and what is done."""
+
+    ref: ModelRef
+    split: str
+    segments: list[Segment]
+    journal: Journal
+    done: dict[int, list[dict]] = field(default_factory=dict)
+
+
+def _fingerprint(spec: Spec, refs: list[ModelRef], corpora: dict[str, str]) -> dict:
+    from simul import __version__
+
+    return {
+        "simul": __version__,
+        "models": {r.label: r.checksum for r in refs},
+        "pair": spec.pair,
+        "corpus": corpora,
+        "max_utterances": spec.max_utterances,
+        "share": spec.share,
+        "settings": [[s.policy, [list(p) for p in s.params]] for s in spec.settings],
+    }
+
+
+def _claim(output: Path, fingerprint: dict, force: bool) -> None:
+    """Own ``output`` for this spec: new, same spec (resume), or ``force`` (start over)."""
+    path = output / "sweep.json"
+    if path.is_file():
+        old = json.loads(path.read_text()).get("fingerprint", {})
+        if old == fingerprint:
+            return
+        if not force:
+            changed = sorted(k for k in set(old) | set(fingerprint)
+                             if old.get(k) != fingerprint.get(k))
+            raise SweepError(
+                f"{output}: holds a different sweep (changed: {', '.join(changed)}); use "
+                "another output directory, or --force (force=True) to discard its results")
+        for name in ("journal", "records", "summary.csv", "sweep.json"):
+            target = output / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+    output.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(".sweep.json.tmp")
+    tmp.write_text(json.dumps({"fingerprint": fingerprint}, indent=1) + "\n")
+    tmp.replace(path)
+
+
+def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool = True,
+        workers: int | None = None, scheduler: Any = None,
+        on_result: Callable[[], None] | None = None) -> pd.DataFrame:
+    """Run (or finish) a sweep; return its summary (also in ``<output>/summary.csv``).
+
+    ``workers`` and ``scheduler`` override the spec's; ``on_result`` is called after each
+    utterance is journaled (tests use it to stop a sweep half-way).
+    """
+    spec = Spec.load(spec)
+    workers = workers or spec.workers or os.cpu_count() or 1
+    scheduler = scheduler if scheduler is not None else spec.scheduler
+    refs = [resolve_model(m) for m in spec.models]
+    labels = [r.label for r in refs]
+    if len(set(labels)) != len(labels):
+        raise SweepError(f"models {spec.models}: two share the name {labels}; rename a folder")
+    corpora = {s: corpus_checksum(spec.corpus, spec.pair, s) for s in spec.splits}
+    fingerprint = _fingerprint(spec, refs, corpora)
+    _claim(spec.output, fingerprint, force)
+
+    units = []
+    for split in spec.splits:
+        segments = list(load(spec.corpus, spec.pair, split, with_audio=False,
+                             limit=spec.max_utterances))
+        for ref in refs:
+            journal = Journal(spec.output / "journal" / ref.label / f"{split}.jsonl")
+            units.append(_Unit(ref, split, segments, journal, journal.read()))
+    per_utt = len(spec.settings)
+    total = sum(len(u.segments) for u in units) * per_utt
+    done = sum(len(u.done) for u in units) * per_utt
+    by_key = {(u.ref.label, u.split): u for u in units}
+
+    def tasks() -> Iterator[Task]:
+        for split in spec.splits:
+            todo = [u for u in units if u.split == split and len(u.done) < len(u.segments)]
+            if not todo:
+                continue
+            audio = load(spec.corpus, spec.pair, split, limit=spec.max_utterances)
+            for pos, seg in enumerate(audio):
+                for u in todo:
+                    if pos not in u.done:
+                        yield (u.ref.label, split, pos), u.ref, seg
+
+    bar = tqdm(total=total, initial=done, unit="decode", disable=not progress,
+               desc=f"sweep {spec.name or spec.output.name}")
+    try:
+        for (label, split, pos), seg_id, recs in _execute(
+                tasks(), spec.settings, spec.share, workers, scheduler):
+            unit = by_key[(label, split)]
+            unit.journal.append(pos, seg_id, recs)
+            unit.done[pos] = recs
+            bar.update(per_utt)
+            if on_result is not None:
+                on_result()
+    finally:
+        bar.close()
+    return _summarize(spec, units, fingerprint)
+
+
+def records_path(output: Path, model: str, split: str, setting: Setting) -> Path:
+    return Path(output) / "records" / model / split / setting.policy / f"{setting.slug}.jsonl"
+
+
+def _summarize(spec: Spec, units: list[_Unit], fingerprint: dict) -> pd.DataFrame:
+    from simul import __version__
+
+    provenance = {"simul_version": __version__, "git_commit": git_commit(),
+                  "machine": machine()}
+    rows = []
+    for unit in units:
+        missing = [p for p in range(len(unit.segments)) if p not in unit.done]
+        if missing:
+            raise SweepError(f"{unit.journal.path}: utterances {missing[:10]} not decoded")
+        for j, setting in enumerate(spec.settings):
+            records = [Record(**unit.done[p][j]) for p in range(len(unit.segments))]
+            path = write_records(records, records_path(spec.output, unit.ref.label, unit.split,
+                                                       setting))
+            rows.append({
+                "model": unit.ref.label, "split": unit.split, "policy": setting.policy,
+                "setting": setting.slug, **{f"param_{k}": v for k, v in setting.params},
+                **score_records(records),
+                "records": str(path.relative_to(spec.output)),
+                "model_checksum": unit.ref.checksum,
+                "corpus_checksum": fingerprint["corpus"][unit.split], **provenance,
+            })
+    table = pd.DataFrame(rows)
+    tmp = spec.output / ".summary.csv.tmp"
+    table.to_csv(tmp, index=False)
+    tmp.replace(spec.output / "summary.csv")
+    return table
+
+
+def read_summary(output: str | Path) -> pd.DataFrame:
+    """The summary table of a finished sweep."""
+    path = Path(output) / "summary.csv"
+    if not path.is_file():
+        raise SweepError(f"{path}: no summary — the sweep has not finished")
+    return pd.read_csv(path)
+
+
+def main_sweep(spec_path: str, *, force: bool = False, workers: int | None = None,
+               scheduler: str | None = None, quiet: bool = False) -> int:
+    table = run(spec_path, force=force, workers=workers, scheduler=scheduler,
+                progress=not quiet)
+    cols = [c for c in ("model", "split", "policy", "setting", "BLEU", "AL", "LAAL",
+                        "LAAL_CA", "n") if c in table]
+    with pd.option_context("display.width", 200, "display.max_rows", 500):
+        print(table[cols].to_string(index=False, float_format=lambda x: f"{x:.2f}"))
+    print(f"\n{len(table)} settings → {Path(Spec.load(spec_path).output) / 'summary.csv'}")
+    return 0
+
+
+__all__ = ["Spec", "Setting", "SweepError", "run", "read_summary", "expand", "records_path",
+           "decode_utterance", "Journal"]

@@ -1,0 +1,309 @@
+"""Sweeps: shared computations, honest CA charges, resuming after a kill, Dask execution."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from simul import sweep
+from simul.corpus import load_list
+from simul.models.espnet_st import ESPnetST
+from simul.shared import SharedCalls
+from simul.simulate import simulate
+from simul.sweep import Setting, Spec, SweepError
+from tests.test_mustc import PAIR, SPLIT, make_corpus
+
+# A grid that reads the same prefixes under several settings, and one setting of every
+# other policy family (beam search, CTC, attention, pre-decision, catch-up).
+GRID = [
+    {"policy": "wait_k_frames", "grid": {"k": [20, 40], "s": [10, 20], "n": [1, 2]},
+     "fixed": {"max_length_ratio": 1.0}},
+    {"policy": "offline"},
+    {"policy": "onlinization", "settings": [{"chunk_ms": 250, "rule": "la", "n": 2, "beam": 2}]},
+    {"policy": "wait_k_words", "settings": [{"k": 1, "detection": "adaptive", "chunk_ms": 200},
+                                            {"k": 2, "detection": "fixed", "word_ms": 150}]},
+    {"policy": "alignatt", "settings": [{"chunk_ms": 300, "frames": 1}]},
+    {"policy": "predecision", "settings": [{"step_ms": 200, "k": 2}]},
+    {"policy": "wait_k_catchup", "settings": [{"k": 2, "stride_ms": 200, "catchup": 0.25}]},
+]
+NCA = ["BLEU", "chrF", "AL", "LAAL", "DAL", "AP", "ATD", "StartOffset", "EndOffset",
+       "AL_N21", "AL_N21_orig", "AL_M20", "AL_K22", "length_diff", "n"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    make_corpus(root / PAIR)
+    return root
+
+
+@pytest.fixture(scope="module")
+def segments(corpus):
+    return load_list(corpus, PAIR, SPLIT)
+
+
+@pytest.fixture(scope="module")
+def model(tiny_model_dir):
+    return ESPnetST.from_dir(tiny_model_dir)
+
+
+def spec(tiny_model_dir, corpus, output, policies=None, **extra) -> dict:
+    return {"models": [str(tiny_model_dir)], "pair": PAIR, "splits": [SPLIT],
+            "corpus": str(corpus), "output": str(output), "policies": policies or GRID,
+            **extra}
+
+
+def settings() -> list[Setting]:
+    return sweep.expand(GRID, "test")
+
+
+def without_times(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k != "elapsed"}
+
+
+# --------------------------------------------------------------------------- sharing
+def test_shared_results_equal_unshared_unit_for_unit(tiny_model_dir, segments):
+    ref = sweep.resolve_model(str(tiny_model_dir))
+    for seg in segments:
+        shared = sweep.decode_utterance(ref, settings(), seg, share=True)
+        alone = sweep.decode_utterance(ref, settings(), seg, share=False)
+        assert [without_times(r) for r in shared] == [without_times(r) for r in alone]
+        assert any(r["units"] for r in shared)
+
+
+def test_grid_shares_encoder_outputs(model, segments):
+    shared = SharedCalls(model)
+    for setting in settings()[:8]:  # the wait-k grid: 100 ms multiples only
+        simulate(shared, setting.make(), segments[2])
+    lengths = sorted(k[2] for k in shared._memory if k[0] == "encode")
+    full = segments[2].audio.size  # 1.25 s
+    assert lengths == [*range(3200, full, 1600), full]  # once each: 200, 300, …, 1200 ms, end
+    assert shared.misses["encode"] == len(lengths)
+    assert shared.hits["encode"] > 3 * shared.misses["encode"]  # 8 settings read them
+
+
+class FakeClock:
+    """Time advances only when a model call costs something (ms)."""
+
+    def __init__(self):
+        self.ms = 0.0
+
+    def __call__(self) -> float:
+        return self.ms / 1000.0
+
+
+class Costly:
+    """The adapter, with a fixed fake cost per call (encode 7 ms, decoder calls 3 ms)."""
+
+    COSTS = {"encode": 7.0, "greedy": 3.0, "beam_search": 5.0, "ctc_words": 1.0,
+             "cross_attention": 2.0}
+
+    def __init__(self, model, clock: FakeClock):
+        self.model, self.clock = model, clock
+
+    def __getattr__(self, name):
+        attr = getattr(self.model, name)
+        if name not in self.COSTS:
+            return attr
+
+        def call(*args, **kwargs):
+            self.clock.ms += self.COSTS[name]
+            return attr(*args, **kwargs)
+
+        return call
+
+
+def test_remembered_results_are_charged_what_they_cost(model, segments):
+    # With deterministic costs, a setting's elapsed times are the same whether it computed
+    # everything itself or found most of it computed by the settings before it.
+    clock = FakeClock()
+    costly = Costly(model, clock)
+    shared = SharedCalls(costly, clock=clock)
+    for setting in settings():
+        alone = simulate(costly, setting.make(), segments[2], clock=clock)
+        with_memory = simulate(shared, setting.make(), segments[2], clock=clock)
+        assert with_memory.elapsed == pytest.approx(alone.elapsed, abs=1e-6), setting.slug
+        assert alone.elapsed[-1] > alone.delays[-1]
+    assert shared.hits["encode"] > 0 and shared.hits["greedy"] > 0
+
+
+def test_ca_latency_with_and_without_sharing_agree_within_noise(tiny_model_dir, corpus,
+                                                                 tmp_path):
+    # Real clocks: every setting's computation-aware overhead (LAAL_CA − LAAL) measured with
+    # shared computations is that of the setting computing alone, up to timing noise.
+    # Without the charge, settings after the first would show a fraction of it.
+    grid = GRID[:1]
+    runs = {}
+    for share in (True, False):
+        runs[share] = sweep.run(spec(tiny_model_dir, corpus, tmp_path / str(share), grid,
+                                     share=share), workers=1, progress=False)
+    shared, alone = runs[True], runs[False]
+    pd.testing.assert_frame_equal(shared[NCA], alone[NCA])
+    over_shared = (shared.LAAL_CA - shared.LAAL).sum()
+    over_alone = (alone.LAAL_CA - alone.LAAL).sum()
+    assert over_alone > 0
+    assert 0.6 < over_shared / over_alone < 1.67
+
+
+# --------------------------------------------------------------------------- the runner
+def test_run_writes_records_summary_and_provenance(tiny_model_dir, corpus, segments, tmp_path):
+    out = tmp_path / "out"
+    table = sweep.run(spec(tiny_model_dir, corpus, out), workers=1, progress=False)
+    assert len(table) == len(settings())
+    assert list(table.setting[:2]) == ["max_length_ratio=1.0_k=20_s=10_n=1",
+                                       "max_length_ratio=1.0_k=20_s=10_n=2"]
+    for col in ["BLEU", "LAAL", "LAAL_CA", "AL_N21", "BLEU_signature", "model_checksum",
+                "corpus_checksum", "git_commit", "machine", "simul_version", "param_k"]:
+        assert col in table, col
+    assert (table.n == len(segments)).all()
+    # the records file of a setting holds what deciding that setting alone gives
+    ref = sweep.resolve_model(str(tiny_model_dir))
+    row = table.iloc[3]
+    lines = (out / row.records).read_text().splitlines()
+    got = [json.loads(line) for line in lines]
+    expected = [json.loads(json.dumps(sweep.decode_utterance(ref, [settings()[3]], s,
+                                                             share=False)[0]))
+                for s in segments]
+    assert [without_times(r) for r in got] == [without_times(r) for r in expected]
+    assert sweep.read_summary(out).setting.tolist() == table.setting.tolist()
+
+
+def test_finished_sweep_is_not_decoded_again(tiny_model_dir, corpus, tmp_path):
+    s = spec(tiny_model_dir, corpus, tmp_path / "out", GRID[:2])
+    first = sweep.run(s, workers=1, progress=False)
+    calls = []
+    again = sweep.run(s, workers=1, progress=False, on_result=lambda: calls.append(1))
+    assert calls == []
+    pd.testing.assert_frame_equal(first[NCA], again[NCA])
+
+
+def test_changed_spec_is_refused_unless_forced(tiny_model_dir, corpus, tmp_path):
+    out = tmp_path / "out"
+    sweep.run(spec(tiny_model_dir, corpus, out, GRID[1:2]), workers=1, progress=False)
+    changed = spec(tiny_model_dir, corpus, out, GRID[1:2], max_utterances=2)
+    with pytest.raises(SweepError, match=r"changed: max_utterances"):
+        sweep.run(changed, workers=1, progress=False)
+    table = sweep.run(changed, workers=1, progress=False, force=True)
+    assert table.n.tolist() == [2]
+
+
+def test_changed_model_is_refused(tmp_path, corpus):
+    from tests.conftest import make_tiny_model
+
+    model_dir = make_tiny_model(tmp_path / "m", "rnn", seed=1)
+    out = tmp_path / "out"
+    sweep.run(spec(model_dir, corpus, out, GRID[1:2]), workers=1, progress=False)
+    make_tiny_model(model_dir, "rnn", seed=2)
+    with pytest.raises(SweepError, match=r"changed: models"):
+        sweep.run(spec(model_dir, corpus, out, GRID[1:2]), workers=1, progress=False)
+
+
+KILLER = """
+import os, signal, sys
+from simul import sweep
+count = 0
+def maybe_die():
+    global count
+    count += 1
+    if count == int(sys.argv[2]):
+        os.kill(os.getpid(), signal.SIGKILL)
+sweep.run(sys.argv[1], workers=1, progress=False, on_result=maybe_die)
+"""
+
+
+@pytest.mark.slow
+def test_sweep_killed_and_restarted_equals_uninterrupted(tiny_model_dir, corpus, tmp_path):
+    grid = GRID[:1] + GRID[2:3]
+    whole = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "whole", grid), workers=1,
+                      progress=False)
+    spec_file = tmp_path / "spec.yaml"
+    spec_file.write_text(yaml.safe_dump(spec(tiny_model_dir, corpus, tmp_path / "killed",
+                                             grid), sort_keys=False))
+    proc = subprocess.run([sys.executable, "-c", KILLER, str(spec_file), "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == -9, proc.stderr
+    journal = tmp_path / "killed" / "journal" / Path(tiny_model_dir).name / f"{SPLIT}.jsonl"
+    assert len(journal.read_text().splitlines()) == 2
+    assert not (tmp_path / "killed" / "summary.csv").exists()
+    with open(journal, "a") as f:  # as if killed in the middle of the next append
+        f.write('{"position": 3, "segment_id": "ted_2_1", "reco')
+    calls = []
+    resumed = sweep.run(spec_file, workers=1, progress=False, on_result=lambda: calls.append(1))
+    assert len(calls) == 2  # the other two utterances
+    pd.testing.assert_frame_equal(resumed[NCA], whole[NCA])
+
+
+# --------------------------------------------------------------------------- execution
+@pytest.mark.slow
+def test_process_pool_and_dask_cluster_give_the_local_records(corpus, tmp_path):
+    from tests.conftest import make_tiny_model
+
+    distributed = pytest.importorskip("distributed")
+    tiny_model_dir = make_tiny_model(tmp_path / "tiny_rnn", "rnn")  # workers start slowly
+    grid = GRID[:1] + GRID[3:4]
+    local = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "local", grid), workers=1,
+                      progress=False)
+    pool = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "pool", grid), workers=2,
+                     progress=False)
+    pd.testing.assert_frame_equal(pool[NCA], local[NCA])
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        dask = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "dask", grid),
+                         scheduler=cluster.scheduler_address, progress=False)
+    pd.testing.assert_frame_equal(dask[NCA], local[NCA])
+    for name in ("pool", "dask"):
+        for row in local.records:
+            ours = [without_times(json.loads(x))
+                    for x in (tmp_path / name / row).read_text().splitlines()]
+            theirs = [without_times(json.loads(x))
+                      for x in (tmp_path / "local" / row).read_text().splitlines()]
+            assert ours == theirs
+
+
+# --------------------------------------------------------------------------- the spec
+BAD_SPECS = [
+    ({"policies": "x"}, "field 'policies'"),
+    ({"pair": "english"}, "field 'pair'"),
+    ({"max_utterances": 0}, "field 'max_utterances'"),
+    ({"colour": 1}, "unknown field(s) ['colour']"),
+    ({"policies": [{"policy": "wait_k"}]}, "policies'[0].policy: unknown policy 'wait_k'"),
+    ({"policies": [{"policy": "wait_k_frames", "grid": {"kk": [1]}}]},
+     "has no setting 'kk'"),
+    ({"policies": [{"policy": "wait_k_frames", "grid": {"k": []}}]}, "[0].grid"),
+    ({"policies": [{"policy": "offline"}, {"policy": "offline", "fixed": {"beam": 1}}]},
+     "[1]: setting beam=1 repeats"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), BAD_SPECS)
+def test_bad_spec_names_the_field(tmp_path, change, message):
+    data = {"models": ["m"], "pair": "en-es", "output": "out", "policies": [
+        {"policy": "offline"}], **change}
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(SweepError) as info:
+        Spec.load(path)
+    assert str(path) in str(info.value)
+    assert message in str(info.value)
+
+
+def test_spec_paths_are_relative_to_the_spec_file(tmp_path):
+    path = tmp_path / "specs" / "n21.yaml"
+    path.parent.mkdir()
+    path.write_text(textwrap.dedent("""
+        models: [m]
+        pair: en-es
+        output: ../runs/n21
+        policies: [{policy: wait_k_frames, grid: {k: [100, 200]}}]
+    """))
+    spec_ = Spec.load(path)
+    assert spec_.output == path.parent / "../runs/n21"
+    assert [s.slug for s in spec_.settings] == ["k=100", "k=200"]
+    assert spec_.splits == ["tst-COMMON"]
