@@ -14,7 +14,7 @@ APT_PACKAGES := espeak-ng libespeak-ng1 apertium apertium-eng-spa apertium-es-pt
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SITE := $(VENV)/lib/python3.11/site-packages
 
-.PHONY: setup apt venv corpus test lint reproduce clean
+.PHONY: setup apt venv corpus test lint reproduce bench clean
 
 setup: apt venv
 
@@ -58,6 +58,10 @@ test: setup corpus
 
 reproduce: setup corpus
 	$(SIMUL) corpus info --root $(CORPUS)
+
+# Shared vs naive sweep of N21's grid, real-time factors and CA overheads (prints ratios).
+bench: setup corpus
+	$(PY) benchmarks/sweep.py
 
 clean:
 	rm -rf $(VENV) $(CORPUS) notebooks/executed figures/*/

@@ -1,0 +1,118 @@
+"""Sweep benchmark: shared vs naive decoding of a grid, and the cost of simultaneous decoding.
+
+    python benchmarks/sweep.py [--model blstm_char_en-es] [--utterances 50]    (make bench)
+
+1. Nguyen et al. 2021's 12-setting grid (k ∈ {100, 200}, s ∈ {10, 20}, N ∈ {1, 2, 3}) over
+   the first tst-COMMON segments, twice in this process: naive (every setting re-encodes
+   every prefix itself) and shared (:mod:`simul.shared`). Prints both wall times, the
+   speedup and whether the records are identical (everything but the measured times).
+2. For every shipped model (or those named): the real-time factor of single-utterance
+   simultaneous decoding (compute time / audio duration) under a representative policy,
+   and the computation-aware overhead LAAL_CA − LAAL; for the Conformer, Polák et al.
+   2022's LA-2 at 1 s chunks (target ≤ 150 ms on the 2-core development machine).
+
+Ratios are measured in one run on one machine; they are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from simul import sweep
+from simul.corpus import DEFAULT_ROOT
+from simul.models import zoo
+
+N21_GRID = {"policy": "wait_k_frames", "grid": {"k": [100, 200], "s": [10, 20], "n": [1, 2, 3]},
+            "fixed": {"max_length_ratio": 1.0}}
+REPRESENTATIVE = {  # a policy each model's paper runs, by model family
+    "blstm": {"policy": "wait_k_frames", "settings": [{"k": 100, "s": 10, "n": 1}]},
+    "conformer": {"policy": "onlinization",
+                  "settings": [{"chunk_ms": 1000, "rule": "la", "n": 2}]},
+    "transformer": {"policy": "wait_k_words",
+                    "settings": [{"k": 5, "detection": "adaptive"}]},
+}
+
+
+def _records(out: Path, table) -> list[list[dict]]:
+    rows = []
+    for rel in table.records:
+        recs = [json.loads(line) for line in (out / rel).read_text().splitlines()]
+        rows.append([{k: v for k, v in r.items() if k != "elapsed"} for r in recs])
+    return rows
+
+
+def grid(model: str, pair: str, utterances: int, corpus: Path, tmp: Path) -> None:
+    print(f"## N21 grid: 12 settings × {utterances} tst-COMMON segments, {model}")
+    wall = {}
+    tables = {}
+    for share in (False, True):
+        spec = {"models": [model], "pair": pair, "splits": ["tst-COMMON"], "corpus": str(corpus),
+                "max_utterances": utterances, "output": str(tmp / f"share_{share}"),
+                "policies": [N21_GRID], "share": share}
+        t0 = time.perf_counter()
+        tables[share] = sweep.run(spec, workers=1, progress=False)
+        wall[share] = time.perf_counter() - t0
+    same = _records(tmp / "share_False", tables[False]) == _records(tmp / "share_True",
+                                                                     tables[True])
+    print(f"naive  {wall[False]:8.1f} s")
+    print(f"shared {wall[True]:8.1f} s")
+    print(f"speedup {wall[False] / wall[True]:.1f}×; identical records: {same}")
+    t = tables[True]
+    cols = ["setting", "BLEU", "AL", "LAAL", "LAAL_CA"]
+    print(t.assign(naive_LAAL_CA=tables[False].LAAL_CA)[cols + ["naive_LAAL_CA"]]
+          .to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+
+
+def cost(models: list[str], pair_of: dict, utterances: int, corpus: Path, tmp: Path) -> None:
+    print(f"\n## Simultaneous decoding, one utterance at a time ({utterances} segments)")
+    print(f"{'model':24s} {'policy':34s} {'RTF':>6s} {'LAAL':>7s} {'LAAL_CA':>8s} "
+          f"{'CA−NCA':>7s}")
+    for name in models:
+        family = next((f for f in REPRESENTATIVE if name.startswith(f)), "blstm")
+        spec = {"models": [name], "pair": pair_of[name], "splits": ["tst-COMMON"],
+                "corpus": str(corpus), "max_utterances": utterances,
+                "output": str(tmp / f"cost_{Path(name).name}"),
+                "policies": [REPRESENTATIVE[family]]}
+        row = sweep.run(spec, workers=1, progress=False).iloc[0]
+        recs = [json.loads(x) for x in (tmp / f"cost_{Path(name).name}" / row.records)
+                .read_text().splitlines()]
+        compute = sum(r["elapsed"][-1] - r["delays"][-1] for r in recs if r["delays"])
+        audio = sum(r["source_length"] for r in recs if r["delays"])
+        print(f"{Path(name).name:24s} {row.policy + ' ' + row.setting:34s} "
+              f"{compute / audio:6.3f} {row.LAAL:7.0f} {row.LAAL_CA:8.0f} "
+              f"{row.LAAL_CA - row.LAAL:7.0f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", default="blstm_char_en-es", help="model of the grid run")
+    parser.add_argument("--pair", default="en-es")
+    parser.add_argument("--utterances", type=int, default=50)
+    parser.add_argument("--cost-models", nargs="*", default=None,
+                        help="models for part 2 [every shipped model]")
+    parser.add_argument("--cost-utterances", type=int, default=20)
+    parser.add_argument("--corpus", default=str(DEFAULT_ROOT))
+    parser.add_argument("--threads", type=int, default=1, help="torch threads [%(default)s]")
+    parser.add_argument("--skip-grid", action="store_true")
+    args = parser.parse_args(argv)
+
+    torch.set_num_threads(args.threads)
+    print(f"machine: {sweep.machine()}; simul {sweep.git_commit()}")
+    models = args.cost_models if args.cost_models is not None else zoo.shipped()
+    pair_of = {m: (zoo.metrics(m).get("pair") or m.rsplit("_", 1)[-1]) for m in models}
+    with tempfile.TemporaryDirectory(prefix="simul-bench-") as tmp:
+        if not args.skip_grid:
+            grid(args.model, args.pair, args.utterances, Path(args.corpus), Path(tmp))
+        cost(models, pair_of, args.cost_utterances, Path(args.corpus), Path(tmp))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
