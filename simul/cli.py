@@ -125,6 +125,14 @@ def _sweep(args: argparse.Namespace) -> int:
                       scheduler=args.scheduler, quiet=args.quiet)
 
 
+def _reproduce(args: argparse.Namespace) -> int:
+    from simul.reproduce import main_reproduce
+
+    return main_reproduce(args.only, quick=args.quick, figures_dir=args.figures,
+                          executed_dir=args.executed, runs_dir=args.runs, corpus=args.corpus,
+                          dask_scheduler=args.scheduler)
+
+
 def _score(args: argparse.Namespace) -> int:
     from simul.metrics.score import main_score
 
@@ -214,6 +222,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the utterances on this Dask distributed scheduler")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_sweep)
+
+    p = commands.add_parser("reproduce", help="run the notebooks: every table and figure")
+    p.add_argument("--quick", action="store_true", help="a handful of utterances per notebook")
+    p.add_argument("--only", nargs="+", default=None, metavar="NAME",
+                   help="tutorial, nguyen2021, papi2022, ma2020, polak2022, han2020, "
+                        "compare_policies")
+    p.add_argument("--figures", default=None, help="figures and tables [figures/]")
+    p.add_argument("--executed", default=None, help="executed notebooks [notebooks/executed/]")
+    p.add_argument("--runs", default=None, help="sweep results (cached) [runs/]")
+    p.add_argument("--corpus", default=None, help="corpus root [the embedded mini corpus]")
+    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                   help="Dask scheduler for the sweeps")
+    p.set_defaults(func=_reproduce)
     return parser
 
 

@@ -1,0 +1,53 @@
+"""The papers' qualitative claims, checked on a run's numbers and reported honestly.
+
+Each notebook ends with a table of claims (``claims.csv``/``.md`` next to its figures):
+the claim in the paper's words, whether it holds on this run, and the numbers behind it.
+The per-paper checks live in :mod:`simul.papers`; the test suite reads the saved tables
+(a quick run checks the claims that hold on a handful of utterances; the full run's
+claims are checked by ``tests/test_reproduce_full.py``, run by ``make reproduce``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str  # e.g. "N21-1"
+    text: str  # the claim, as the paper makes it
+    holds: bool
+    detail: str  # the numbers it was decided on
+    needs_full_run: bool = False  # too few utterances in a quick run to decide it
+
+
+def report(claims: Sequence[Claim], out_dir: str | Path | None = None) -> pd.DataFrame:
+    """The claims as a table; saved as ``claims.csv`` and ``claims.md`` under ``out_dir``."""
+    table = pd.DataFrame([asdict(c) for c in claims])
+    if out_dir is not None:
+        from simul.tables import save
+
+        save(table, out_dir, "claims")
+    return table
+
+
+def non_decreasing(values: Sequence[float], tol: float = 0.0) -> bool:
+    """Each value ≥ the one before, minus ``tol``."""
+    return all(b >= a - tol for a, b in zip(values, values[1:], strict=False))
+
+
+def non_increasing(values: Sequence[float], tol: float = 0.0) -> bool:
+    return all(b <= a + tol for a, b in zip(values, values[1:], strict=False))
+
+
+def fmt(values: Sequence[float], digits: int = 0) -> str:
+    return ", ".join(f"{v:.{digits}f}" for v in values)
+
+
+def read(out_dir: str | Path) -> pd.DataFrame:
+    """A saved claims table."""
+    return pd.read_csv(Path(out_dir) / "claims.csv")

@@ -1,0 +1,103 @@
+"""Run the notebooks with papermill: every paper's tables and figures, end to end.
+
+``simul reproduce [--quick] [--only NAME ...]`` (``make reproduce`` runs it in full) executes
+each notebook of ``notebooks/`` with its parameters set to write
+
+- the executed copy to ``notebooks/executed/<notebook>.ipynb``,
+- figures (PNG, PDF) and tables (Markdown, CSV) to ``figures/<name>/``,
+- sweep results (cached, resumable) to ``runs/<full|quick>/<name>/``.
+
+``--quick`` runs each notebook on a handful of utterances (the test suite does this, into
+a temporary folder); the full run uses each notebook's own ``max_utterances``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS_DIR = REPO / "notebooks"
+FIGURES_DIR = REPO / "figures"
+EXECUTED_DIR = NOTEBOOKS_DIR / "executed"
+RUNS_DIR = REPO / "runs"
+QUICK_UTTERANCES = 4
+
+
+@dataclass(frozen=True)
+class Notebook:
+    name: str  # figures/<name>/
+    file: str  # notebooks/<file>
+    what: str
+
+
+NOTEBOOKS = (
+    Notebook("tutorial", "tutorial.ipynb",
+             "one utterance, its READ/WRITE timeline, partial outputs"),
+    Notebook("nguyen2021", "nguyen2021_wait_k_stride.ipynb",
+             "N21: wait-k with stride and multi-unit writes — Tables 1–2, Figures 2–3"),
+    Notebook("papi2022", "papi2022_offline_models.ipynb",
+             "P22: offline models with wait-k over detected words — Tables 1–2, Figs 1–6"),
+    Notebook("ma2020", "ma2020_predecision.ipynb",
+             "M20: fixed and flexible pre-decision — Figures 2a, 3, 4"),
+    Notebook("polak2022", "polak2022_onlinization.ipynb",
+             "K22: onlinization, hold-n / LA-n / SP-n — Figures 1–3, Tables 1–2"),
+    Notebook("han2020", "han2020_wait_k_catchup.ipynb",
+             "H20: wait-k with stride and catch-up at decode time — Tables 6–7"),
+    Notebook("compare_policies", "compare_policies.ipynb",
+             "every policy's best curve per model, NCA and CA; cost table"),
+)
+
+
+def notebooks(only: list[str] | None = None) -> list[Notebook]:
+    known = {nb.name: nb for nb in NOTEBOOKS}
+    if not only:
+        return list(NOTEBOOKS)
+    unknown = [n for n in only if n not in known]
+    if unknown:
+        raise ValueError(f"unknown notebook(s) {unknown}; known: {list(known)}")
+    return [known[n] for n in only]
+
+
+def run(only: list[str] | None = None, *, quick: bool = False,
+        figures_dir: str | Path = FIGURES_DIR, executed_dir: str | Path = EXECUTED_DIR,
+        runs_dir: str | Path = RUNS_DIR, corpus: str | None = None,
+        dask_scheduler: str | None = None, log=print) -> dict[str, Path]:
+    """Execute the notebooks; return {name: executed notebook path}. Stops at the first
+    notebook that fails (papermill's error names the cell; the partial copy is kept)."""
+    import papermill as pm
+
+    figures_dir, executed_dir = Path(figures_dir), Path(executed_dir)
+    runs_dir = Path(runs_dir) / ("quick" if quick else "full")
+    executed_dir.mkdir(parents=True, exist_ok=True)
+    done = {}
+    for nb in notebooks(only):
+        params = {"figures_dir": str((figures_dir / nb.name).resolve()),
+                  "runs_dir": str((runs_dir / nb.name).resolve()),
+                  "quick": quick, "quick_utterances": QUICK_UTTERANCES,
+                  "dask_scheduler": dask_scheduler}
+        if corpus:
+            params["corpus"] = str(Path(corpus).resolve())
+        out = executed_dir / nb.file
+        t0 = time.perf_counter()
+        log(f"[{nb.name}] {nb.what}")
+        pm.execute_notebook(NOTEBOOKS_DIR / nb.file, out, parameters=params,
+                            cwd=str(NOTEBOOKS_DIR), kernel_name="python3", progress_bar=False,
+                            log_output=False)
+        log(f"[{nb.name}] {time.perf_counter() - t0:.0f} s → {out}, "
+            f"{figures_dir / nb.name}/")
+        done[nb.name] = out
+    return done
+
+
+def main_reproduce(only: list[str] | None, *, quick: bool, figures_dir: str | None,
+                   executed_dir: str | None, runs_dir: str | None, corpus: str | None,
+                   dask_scheduler: str | None) -> int:
+    t0 = time.perf_counter()
+    run(only, quick=quick, figures_dir=figures_dir or FIGURES_DIR,
+        executed_dir=executed_dir or EXECUTED_DIR, runs_dir=runs_dir or RUNS_DIR,
+        corpus=corpus, dask_scheduler=dask_scheduler)
+    print(f"done in {(time.perf_counter() - t0) / 60:.1f} min: executed notebooks in "
+          f"{executed_dir or EXECUTED_DIR}, figures and tables in {figures_dir or FIGURES_DIR}")
+    return 0

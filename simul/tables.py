@@ -1,0 +1,48 @@
+"""Tables for the notebooks: selections of sweep summaries, saved as Markdown and CSV."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+LATENCY_MS = ("AL", "LAAL", "DAL", "ATD", "StartOffset", "EndOffset", "AL_N21",
+              "AL_N21_orig", "AL_M20", "AL_K22")
+"""Latency columns in milliseconds (AP and RTF are ratios)."""
+
+
+def save(table: pd.DataFrame, out_dir: str | Path, name: str, *, digits: int = 2,
+         caption: str = "") -> pd.DataFrame:
+    """Write ``name.md`` (rounded, with an optional caption) and ``name.csv`` (full
+    precision) under ``out_dir``; return the table for display."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out_dir / f"{name}.csv", index=False)
+    text = table.to_markdown(index=False, floatfmt=f".{digits}f")
+    (out_dir / f"{name}.md").write_text((f"{caption}\n\n" if caption else "") + text + "\n")
+    return table
+
+
+def select(summary: pd.DataFrame, columns: Sequence[str], *, sort_by: str | None = None,
+           rename: dict[str, str] | None = None) -> pd.DataFrame:
+    """Columns of a sweep summary (``param_k`` may be written ``k``), optionally sorted."""
+    cols = [c if c in summary else f"param_{c}" for c in columns]
+    missing = [c for c in cols if c not in summary]
+    if missing:
+        raise KeyError(f"summary has no column(s) {missing}; it has {list(summary.columns)}")
+    out = summary[cols].rename(columns={f"param_{c}": c for c in columns})
+    if sort_by:
+        out = out.sort_values(sort_by, kind="stable")
+    return out.rename(columns=rename or {}).reset_index(drop=True)
+
+
+def best_per_bucket(summary: pd.DataFrame, *, latency: str = "AL", quality: str = "BLEU",
+                    width_ms: float = 500.0, by: Sequence[str] = ()) -> pd.DataFrame:
+    """The best-quality row per latency bucket of ``width_ms`` (Ma et al. 2020, Fig. 3),
+    per group of ``by`` columns; a ``bucket_ms`` column gives each bucket's lower edge."""
+    df = summary.dropna(subset=[latency, quality]).copy()
+    df["bucket_ms"] = (df[latency] // width_ms) * width_ms
+    keys = [*by, "bucket_ms"]
+    best = df.loc[df.groupby(keys, sort=True)[quality].idxmax()]
+    return best.sort_values(keys).reset_index(drop=True)
