@@ -76,7 +76,8 @@ def run(only: list[str] | None = None, *, quick: bool = False,
         params = {"figures_dir": str((figures_dir / nb.name).resolve()),
                   "runs_dir": str((runs_dir / nb.name).resolve()),
                   "quick": quick, "quick_utterances": QUICK_UTTERANCES,
-                  "dask_scheduler": dask_scheduler}
+                  "dask_scheduler": dask_scheduler,
+                  "workers": 1 if quick else None}  # a few utterances: no pool to start
         if corpus:
             params["corpus"] = str(Path(corpus).resolve())
         out = executed_dir / nb.file

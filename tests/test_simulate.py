@@ -104,3 +104,21 @@ def test_score_cli_reads_simulated_records(model, speech, tmp_path, capsys):
     for key in ("BLEU", "AL", "LAAL", "DAL", "AP", "ATD", "LAAL_CA", "BLEU_signature"):
         assert key in scores
     assert scores["LAAL_CA"] >= scores["LAAL"]
+
+
+@pytest.mark.parametrize(("name", "settings", "message"), [
+    ("wait_k_frames", {"s": "0"}, "wait_k_frames: s=0 must be ≥ 1 frame"),
+    ("wait_k_frames", {"n": "-1"}, "wait_k_frames: n=-1 must be ≥ 1 unit"),
+    ("offline", {"beam": "0"}, "offline: beam=0 must be ≥ 1"),
+    ("alignatt", {"chunk_ms": "0"}, "alignatt: chunk_ms=0.0 must be > 0"),
+    ("edatt", {"frames": "-2"}, "edatt: frames=-2 must be ≥ 0"),
+    ("onlinization", {"rule": "lcp"}, "onlinization: rule='lcp' must be one of"),
+    ("predecision", {"k": "0"}, "predecision: k=0 must be ≥ 1"),
+    ("wait_k_words", {"word_ms": "0"}, "wait_k_words: word_ms=0.0 must be > 0"),
+])
+def test_bad_settings_are_refused_by_name(name, settings, message):
+    from simul.policies import make
+
+    with pytest.raises(ValueError) as info:
+        make(name, settings)
+    assert message in str(info.value)

@@ -30,6 +30,10 @@ class _AttentionPolicy(Policy):
     layer: int = -1  # decoder layer whose source attention is used
     maxlenratio: float = 0.0
 
+    def __post_init__(self) -> None:
+        self.require(self.chunk_ms > 0, "chunk_ms", "> 0")
+        self.require(self.frames >= 0, "frames", "≥ 0")
+
     def first_read_ms(self, source_ms: float) -> float:
         return min(self.chunk_ms, source_ms)
 

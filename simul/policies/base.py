@@ -70,5 +70,10 @@ class Policy:
         hyp = model.greedy(view.encoded, view.units, maxlenratio=maxlenratio, state=state)
         return Write(tuple(hyp.tokens), finished=True)
 
+    def require(self, ok: bool, setting: str, rule: str) -> None:
+        """Refuse a bad setting, naming it: ``<policy>: <setting>=<value> must be <rule>``."""
+        if not ok:
+            raise ValueError(f"{self.name}: {setting}={getattr(self, setting)!r} must be {rule}")
+
     def settings(self) -> dict:
         return {k: v for k, v in vars(self).items() if not k.startswith("_")}

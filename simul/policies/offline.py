@@ -15,6 +15,9 @@ class Offline(Policy):
     paper = "reference point of every paper"
     beam: int = 1
 
+    def __post_init__(self) -> None:
+        self.require(self.beam >= 1, "beam", "≥ 1")
+
     def first_read_ms(self, source_ms: float) -> float:
         return source_ms
 

@@ -95,17 +95,12 @@ class Onlinization(Policy):
     maxlenratio: float = 0.0  # 0: ESPnet's cap, as many units as encoder frames
 
     def __post_init__(self):
-        if self.rule not in RULES:
-            raise ValueError(f"onlinization: rule={self.rule!r}; expected one of {RULES}")
-        if self.n < (0 if self.rule == "hold" else 1):
-            raise ValueError(f"onlinization: n={self.n} must be ≥ "
-                             f"{0 if self.rule == 'hold' else 1} for rule {self.rule!r}")
-        if self.chunk_ms <= 0:
-            raise ValueError(f"onlinization: chunk_ms={self.chunk_ms} must be > 0")
-        if self.initial_wait_ms < 0:
-            raise ValueError(f"onlinization: initial_wait_ms={self.initial_wait_ms} must be ≥ 0")
-        if self.beam < 1:
-            raise ValueError(f"onlinization: beam={self.beam} must be ≥ 1")
+        least = 0 if self.rule == "hold" else 1
+        self.require(self.rule in RULES, "rule", f"one of {RULES}")
+        self.require(self.n >= least, "n", f"≥ {least} for rule {self.rule!r}")
+        self.require(self.chunk_ms > 0, "chunk_ms", "> 0")
+        self.require(self.initial_wait_ms >= 0, "initial_wait_ms", "≥ 0")
+        self.require(self.beam >= 1, "beam", "≥ 1")
 
     def first_read_ms(self, source_ms: float) -> float:
         return min(self.initial_wait_ms or self.chunk_ms, source_ms)

@@ -69,13 +69,9 @@ class Predecision(Policy):
     reuse_state: bool = True  # keep the decoder state across reads (fairseq's agent)
 
     def __post_init__(self) -> None:
-        if self.trigger not in TRIGGERS:
-            raise ValueError(f"predecision: trigger must be one of {TRIGGERS}, "
-                             f"got {self.trigger!r}")
-        if self.step_ms <= 0:
-            raise ValueError(f"predecision: step_ms must be > 0, got {self.step_ms}")
-        if self.k < 1:
-            raise ValueError(f"predecision: k must be ≥ 1, got {self.k}")
+        self.require(self.trigger in TRIGGERS, "trigger", f"one of {TRIGGERS}")
+        self.require(self.step_ms > 0, "step_ms", "> 0")
+        self.require(self.k >= 1, "k", "≥ 1")
 
     # ------------------------------------------------------------------ triggers
     def trigger_times(self, view: View) -> list[float]:

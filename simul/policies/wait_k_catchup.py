@@ -60,10 +60,8 @@ class WaitKCatchup(Policy):
     reuse_state: bool = True
 
     def __post_init__(self):
-        if self.k < 1:
-            raise ValueError(f"wait_k_catchup: k={self.k} must be ≥ 1")
-        if self.stride_ms <= 0:
-            raise ValueError(f"wait_k_catchup: stride_ms={self.stride_ms} must be > 0")
+        self.require(self.k >= 1, "k", "≥ 1")
+        self.require(self.stride_ms > 0, "stride_ms", "> 0")
 
     def g_ms(self, t: int, source_ms: float) -> float:
         return g_ms(t, k=self.k, stride_ms=self.stride_ms, catchup=self.catchup,

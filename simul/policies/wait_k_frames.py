@@ -28,6 +28,12 @@ class WaitKFrames(Policy):
     max_length_ratio: float = 1.0
     reuse_state: bool = True
 
+    def __post_init__(self) -> None:
+        self.require(self.k >= 1, "k", "≥ 1 frame")
+        self.require(self.s >= 1, "s", "≥ 1 frame")
+        self.require(self.n >= 1, "n", "≥ 1 unit")
+        self.require(self.max_length_ratio >= 0, "max_length_ratio", "≥ 0")
+
     def first_read_ms(self, source_ms: float) -> float:
         return min(self.k * FRAME_MS, source_ms)
 

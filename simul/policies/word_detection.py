@@ -104,14 +104,10 @@ class WaitKWords(Policy):
     maxlenratio: float = 0.0  # length cap × encoder frames (0: ESPnet's default cap)
 
     def __post_init__(self) -> None:
-        if self.k < 1:
-            raise ValueError(f"wait_k_words: k must be ≥ 1, got {self.k}")
-        if self.detection not in DETECTIONS:
-            raise ValueError(f"wait_k_words: detection must be one of {DETECTIONS}, "
-                             f"got {self.detection!r}")
-        if self.word_ms <= 0 or self.chunk_ms <= 0:
-            raise ValueError(f"wait_k_words: word_ms and chunk_ms must be > 0, got "
-                             f"word_ms={self.word_ms}, chunk_ms={self.chunk_ms}")
+        self.require(self.k >= 1, "k", "≥ 1")
+        self.require(self.detection in DETECTIONS, "detection", f"one of {DETECTIONS}")
+        self.require(self.word_ms > 0, "word_ms", "> 0")
+        self.require(self.chunk_ms > 0, "chunk_ms", "> 0")
 
     # ------------------------------------------------------------------ schedule
     def first_read_ms(self, source_ms: float) -> float:
