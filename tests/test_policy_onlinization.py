@@ -164,12 +164,3 @@ def test_chunked_properties(model, speech, rule, n, chunk_ms, initial_wait_ms):
     final = [model.token_list.index(u) for u in rec.units]
     for before, after in zip(policy.seen, [*policy.seen[1:], final], strict=True):
         assert after[: len(before)] == before  # committed units only grow
-
-
-@pytest.mark.parametrize("audio", ["speech_0.3s", "silence_1.2s", "empty"])
-def test_short_and_silent_input_end_cleanly(model, speech, audio):
-    samples = {"speech_0.3s": speech[:4800], "silence_1.2s": np.zeros(19200, np.float32),
-               "empty": np.zeros(0, np.float32)}[audio]
-    rec = simulate(model, Onlinization(chunk_ms=250, rule="la", n=2, beam=3), segment(samples))
-    assert rec.prediction_length == len(rec.delays)
-    assert rec.trace[-1][0] == rec.source_length

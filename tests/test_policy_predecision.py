@@ -167,21 +167,3 @@ def test_properties_on_tiny_models(model, speech, trigger, step_ms, k, reuse_sta
         written += len(units)
         if ms < rec.source_length:
             assert written <= bisect.bisect_right(times, ms) - k + 1
-
-
-@pytest.mark.parametrize("n_samples", [0, 160, 4800])  # nothing, 10 ms, 0.3 s of silence
-@pytest.mark.parametrize("trigger", ["fixed", "word"])
-def test_short_and_silent_input_end_cleanly(model, n_samples, trigger):
-    alignment = Alignment(words=(), phonemes=())  # silence: no words
-    rec = simulate(model, Predecision(trigger=trigger, step_ms=120, k=1),
-                   segment(n_samples, alignment))
-    assert rec.prediction_length == len(rec.delays)
-    assert rec.trace[-1][0] == rec.source_length
-
-
-@pytest.mark.parametrize("trigger", ["fixed", "word", "phoneme"])
-def test_short_speech_ends_cleanly(model, speech, trigger):
-    rec = simulate(model, Predecision(trigger=trigger, step_ms=120, k=1),
-                   segment(speech[:4800], ALIGNMENT))
-    assert rec.prediction_length == len(rec.delays)
-    assert all(d <= 300 for d in rec.delays)

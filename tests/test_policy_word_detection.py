@@ -299,19 +299,3 @@ def test_properties_on_tiny_models(model, speech, k, detection, chunk_ms, force_
         for ms, _, end in write_spans(rec):
             if ms < rec.source_length:
                 assert count_words(model, final[:end]) <= fixed_word_count(ms, 280) - k + 1
-
-
-@pytest.mark.parametrize("n_samples", [0, 160, 4800])  # nothing, 10 ms, 0.3 s of silence
-@pytest.mark.parametrize("detection", ["fixed", "adaptive"])
-def test_short_and_silent_input_end_cleanly(model, n_samples, detection):
-    rec = simulate(model, WaitKWords(k=1, detection=detection), segment(n_samples))
-    assert rec.prediction_length == len(rec.delays)
-    assert rec.trace[-1][0] == rec.source_length
-
-
-@pytest.mark.parametrize("detection", ["fixed", "adaptive"])
-def test_short_speech_ends_cleanly(model, speech, detection):
-    rec = simulate(model, WaitKWords(k=1, detection=detection, chunk_ms=100),
-                   segment(speech[:4800]))
-    assert rec.prediction_length == len(rec.delays)
-    assert all(d <= 300 for d in rec.delays)

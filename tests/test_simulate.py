@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simul.corpus import Segment
+from simul.corpus import Alignment, Segment
 from simul.models.espnet_st import ESPnetST
 from simul.policies.base import Policy, Read, Write
 from simul.policies.offline import Offline
@@ -13,10 +13,10 @@ from simul.policies.wait_k_frames import WaitKFrames
 from simul.simulate import PolicyError, simulate
 
 
-def segment(audio: np.ndarray) -> Segment:
+def segment(audio: np.ndarray, alignment: Alignment | None = None) -> Segment:
     return Segment(index=0, id="t_0", talk="t", wav=Path("t.wav"), offset_ms=0.0,
                    duration_ms=1000 * audio.size / 16000, speaker_id="s", source="a b",
-                   target="x y", audio=audio, alignment=None)
+                   target="x y", audio=audio, alignment=alignment)
 
 
 @pytest.fixture(scope="module")
@@ -50,12 +50,6 @@ def test_wait_k_properties(model, speech, k, s, n):
     assert all(e >= d for e, d in zip(rec.elapsed, rec.delays, strict=True))
     assert len(rec.delays) == len(rec.prediction.split()) == rec.prediction_length
     assert sum(w for _, w in rec.trace) == len(rec.units)
-
-
-@pytest.mark.parametrize("n_samples", [0, 160, 4800])
-def test_short_and_silent_input_end_cleanly(model, n_samples):
-    rec = simulate(model, WaitKFrames(k=10, s=10, n=1), segment(np.zeros(n_samples, np.float32)))
-    assert rec.prediction_length == len(rec.delays)
 
 
 class Recording(Policy):
@@ -122,3 +116,37 @@ def test_bad_settings_are_refused_by_name(name, settings, message):
     with pytest.raises(ValueError) as info:
         make(name, settings)
     assert message in str(info.value)
+
+
+# One small setting of every policy family, for inputs with little or nothing to translate.
+SHORT_INPUT_SETTINGS = [
+    ("wait_k_frames", {"k": 10, "s": 10, "n": 1}),
+    ("wait_k_words", {"k": 1, "detection": "fixed", "chunk_ms": 100}),
+    ("wait_k_words", {"k": 1, "detection": "adaptive", "chunk_ms": 100}),
+    ("predecision", {"trigger": "fixed", "step_ms": 120, "k": 1}),
+    ("predecision", {"trigger": "word", "step_ms": 120, "k": 1}),
+    ("predecision", {"trigger": "phoneme", "step_ms": 120, "k": 1}),
+    ("onlinization", {"chunk_ms": 250, "rule": "la", "n": 2, "beam": 3}),
+    ("wait_k_catchup", {"k": 1, "stride_ms": 100}),
+    ("alignatt", {"chunk_ms": 200}),
+    ("edatt", {"chunk_ms": 200}),
+    ("offline", {}),
+]
+
+
+@pytest.mark.parametrize("audio", ["empty", "10ms", "silence_0.3s", "silence_1.2s",
+                                   "speech_0.3s"])
+@pytest.mark.parametrize(("name", "settings"), SHORT_INPUT_SETTINGS,
+                         ids=[f"{n}-{'-'.join(map(str, s.values()))}"
+                              for n, s in SHORT_INPUT_SETTINGS])
+def test_short_and_silent_input_end_cleanly(model, speech, name, settings, audio):
+    from simul.policies import make
+
+    samples = {"empty": np.zeros(0, np.float32), "10ms": np.zeros(160, np.float32),
+               "silence_0.3s": np.zeros(4800, np.float32),
+               "silence_1.2s": np.zeros(19200, np.float32), "speech_0.3s": speech[:4800]}[audio]
+    no_words = Alignment(words=(), phonemes=())  # the oracle triggers see no boundary
+    rec = simulate(model, make(name, settings), segment(samples, no_words))
+    assert rec.prediction_length == len(rec.delays) == len(rec.prediction.split())
+    assert rec.trace[-1][0] == rec.source_length
+    assert all(d <= rec.source_length for d in rec.delays)

@@ -56,7 +56,7 @@ class _AttentionPolicy(Policy):
             if not self._stable(row, view.encoded.frames):
                 break
             keep += 1
-        return Write(tuple(hyp.tokens[:keep]), finished=hyp.capped and keep == len(hyp.tokens))
+        return Write(tuple(hyp.tokens[:keep]))  # finish only once the input is read
 
 
 @dataclass

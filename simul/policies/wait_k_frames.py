@@ -4,7 +4,8 @@ Read k frames (10 ms each), then at decoding step t the encoder sees
 g(t) = min(k + (t − 1)·s, |X|) frames and the decoder writes up to N units. A predicted
 </s> before the whole input is read keeps the units before it and reads on. Once the input
 is read, decoding continues to </s> or to the length cap
-``max_length_ratio`` × encoder frames (the paper's footnote 2: 1.0 for EN-DE, 1.6 for EN-PT).
+``max_length_ratio`` × encoder frames (the paper's footnote 2: 1.0 for EN-DE, 1.6 for EN-PT);
+while reading, the cap over the prefix's frames holds writing back until more is read.
 The decoder state is reused across steps (eq. 2: z_j = decode(h_t, z_{j−1}, y_{j−1})),
 unless ``reuse_state`` is off, which re-decodes the committed units over every new h_t.
 """
@@ -48,4 +49,4 @@ class WaitKFrames(Policy):
                            maxlenratio=self.max_length_ratio, state=state)
         memo["state"] = hyp.resume
         memo["wrote_at"] = view.read_ms
-        return Write(tuple(hyp.tokens), finished=hyp.capped)
+        return Write(tuple(hyp.tokens))  # a cap reached on a prefix only waits for more input
