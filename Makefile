@@ -56,8 +56,11 @@ test: setup corpus
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
 
+# Every notebook on the embedded corpus (figures/, notebooks/executed/), then the claims.
 reproduce: setup corpus
 	$(SIMUL) corpus info --root $(CORPUS)
+	$(SIMUL) reproduce
+	$(PY) -m pytest -q -m full_run tests/test_reproduce_full.py -rxX
 
 # Shared vs naive sweep of N21's grid, real-time factors and CA overheads (prints ratios).
 bench: setup corpus

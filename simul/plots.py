@@ -42,8 +42,9 @@ def tradeoff(data: pd.DataFrame, *, x: str = "LAAL", y: str = "BLEU", hue: str |
         _, ax = plt.subplots(figsize=(6.4, 4.4))
     groups = [c for c in (hue, style_by) if c]
     data = data.sort_values([*groups, order_by or x], kind="stable")
-    sns.lineplot(data=data, x=x, y=y, hue=hue, style=style_by, markers=markers,
-                 dashes=False, sort=False, estimator=None, ax=ax,
+    point = {"markers": markers} if style_by else {"marker": "o" if markers else None}
+    sns.lineplot(data=data, x=x, y=y, hue=hue, style=style_by, dashes=False, sort=False,
+                 estimator=None, ax=ax, **point,
                  units=None if not groups else data[groups].astype(str).agg("/".join, axis=1))
     if annotate:
         for _, row in data.iterrows():
