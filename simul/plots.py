@@ -6,12 +6,16 @@ notebooks) and PDF (for papers) under ``figures/<notebook>/``.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
+from simul.corpus import Segment
+from simul.metrics.units import text, word_spans
 from simul.records import Record
 
 UNITS = {"BLEU": "BLEU", "chrF": "chrF", "AP": "AP (ratio)", "RTF": "RTF (ratio)",
@@ -64,49 +68,8 @@ def reference_lines(ax, values: dict[str, float], *, axis: str = "y") -> None:
     for (label, value), color in zip(values.items(), colors, strict=True):
         line = ax.axhline if axis == "y" else ax.axvline
         line(value, ls="--", lw=1, color=color, label=label)
-    ax.legend(fontsize=8)
-
-
-def timeline(record: Record, *, ax=None, title: str = "", max_units: int | None = None):
-    """The READ/WRITE timeline of one simulated utterance (Nguyen et al. 2021, Fig. 1):
-    source time read (ms) on x, output units written on y; reads are horizontal moves,
-    writes vertical ones, each written unit labelled."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 4.2))
-    xs, ys = [0.0], [0]
-    written = 0
-    reads, writes = [], []
-    for read_ms, n in record.trace:
-        xs.append(read_ms)
-        ys.append(written)
-        if n:
-            writes.append((read_ms, written, n))
-            written += n
-            xs.append(read_ms)
-            ys.append(written)
-        else:
-            reads.append((read_ms, written))
-    ax.plot(xs, ys, color="0.3", lw=1.2, drawstyle="default")
-    if reads:
-        ax.scatter(*zip(*reads, strict=True), marker=">", s=24, color="tab:blue", label="READ",
-                   zorder=3)
-    if writes:
-        ax.scatter([w[0] for w in writes], [w[1] + w[2] for w in writes], marker="^", s=28,
-                   color="tab:orange", label="WRITE", zorder=3)
-    units = record.units[: max_units or len(record.units)]
-    pos = 0
-    for read_ms, start, n in writes:
-        for i in range(n):
-            if pos < len(units):
-                ax.annotate(units[pos].replace("▁", "_"), (read_ms, start + i + 1),
-                            textcoords="offset points", xytext=(4, -3), fontsize=7)
-            pos += 1
-    ax.axvline(record.source_length, ls=":", color="0.5", label="end of source")
-    ax.set_xlabel("source read (ms)")
-    ax.set_ylabel("output units written")
-    ax.set_title(title or f"{record.policy} {record.settings}", fontsize=9)
-    ax.legend(loc="upper left", fontsize=8)
-    return ax
+    old = ax.get_legend()
+    ax.legend(fontsize=8, title=old.get_title().get_text() if old else None)
 
 
 def save(fig, out_dir: str | Path, name: str) -> list[Path]:
@@ -123,3 +86,77 @@ def save(fig, out_dir: str | Path, name: str) -> list[Path]:
 def panels(n: int, *, width: float = 5.2, height: float = 4.2, sharey: bool = True):
     fig, axes = plt.subplots(1, n, figsize=(width * n, height), sharey=sharey, squeeze=False)
     return fig, list(axes[0])
+
+
+def _short(label: str, width: int = 14) -> str:
+    return label if len(label) <= width else label[: width - 1] + "…"
+
+
+def settings_text(record: Record, keys: Sequence[str] | None = None) -> str:
+    """``"k=200, s=20, n=2"`` from the record's policy settings (all when ``keys`` is None)."""
+    keys = list(record.settings) if keys is None else keys
+    return ", ".join(f"{k}={record.settings[k]:g}" if isinstance(record.settings[k], float)
+                     else f"{k}={record.settings[k]}" for k in keys if k in record.settings)
+
+
+def timeline(record: Record, segment: Segment | None = None, *, ax=None, title: str = "",
+             max_labels: int = 40):
+    """The READ/WRITE path of one utterance (Nguyen et al. 2021, Fig. 1).
+
+    x: source read (ms); y: output units written. A READ moves right, a WRITE up; every
+    output word is written next to the point where its last unit appeared (at most
+    ``max_labels`` words: every k-th beyond that). With a ``segment`` that has an oracle
+    alignment, the source words are shaded in turn and named on the top axis.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9.0, 5.2))
+    xs, ys, written = [0.0], [0], 0
+    reads, writes, unit_x = [], [], []
+    for read_ms, n in record.trace:
+        xs.append(read_ms)
+        ys.append(written)
+        if n:
+            written += n
+            xs.append(read_ms)
+            ys.append(written)
+            writes.append((read_ms, written))
+            unit_x += [read_ms] * n
+        else:
+            reads.append((read_ms, written))
+    ax.plot(xs, ys, color="0.3", lw=1.3, zorder=2)
+    if reads:
+        ax.scatter(*zip(*reads, strict=True), marker=">", s=20, color="tab:blue", zorder=3,
+                   label=f"READ ({len(reads)})")
+    if writes:
+        ax.scatter(*zip(*writes, strict=True), marker="^", s=26, color="tab:orange", zorder=3,
+                   label=f"WRITE ({len(writes)})")
+
+    spans = word_spans(record.units)
+    every = max(1, math.ceil(len(spans) / max_labels))
+    for i, (first, last) in enumerate(spans):
+        if i % every and i != len(spans) - 1:
+            continue
+        word = text(record.units[first:last + 1])
+        ax.annotate(_short(word), (unit_x[last], last + 1), textcoords="offset points",
+                    xytext=(-4, 2), ha="right", va="bottom", fontsize=8, color="0.15")
+
+    alignment = getattr(segment, "alignment", None) if segment is not None else None
+    if alignment is not None and alignment.words:
+        for i, w in enumerate(alignment.words):
+            if i % 2 == 0:
+                ax.axvspan(w.start_ms, w.end_ms, color="0.9", zorder=0, lw=0)
+        top = ax.secondary_xaxis("top")
+        top.set_xticks([(w.start_ms + w.end_ms) / 2 for w in alignment.words],
+                       labels=[w.text for w in alignment.words])
+        top.tick_params(axis="x", labelrotation=60, labelsize=8, length=0)
+        for label in top.get_xticklabels():
+            label.set_horizontalalignment("left")
+        top.set_xlabel("source words (oracle alignment)", fontsize=9)
+    ax.axvline(record.source_length, ls=":", color="0.4", label="end of source")
+    ax.set_xlim(0, max(record.source_length, max(xs)) * 1.03)
+    ax.set_ylim(0, max(written, 1) * 1.08)
+    ax.set_xlabel("source read (ms)")
+    ax.set_ylabel("output units written")
+    ax.set_title(title or f"{record.policy} ({settings_text(record)})", fontsize=10)
+    ax.legend(loc="upper left", fontsize=8)
+    return ax

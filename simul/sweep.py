@@ -22,8 +22,9 @@ order, with the settings sharing what they compute (:mod:`simul.shared`: encoder
 a prefix, identical decoder calls), then writes
 
 - ``records/<model>/<split>/<policy>/<setting>.jsonl`` — one record per utterance;
-- ``summary.csv`` — one row per (model, split, policy, setting): every metric of
-  ``simul score`` and provenance (simul version, git commit, model and corpus checksums,
+- ``summary.csv`` — one row per (model, split, policy, setting): its parameters
+  (``param_<name>``), every metric of ``simul score`` (its ``n`` named ``utterances``) and
+  provenance (simul version, git commit, model and corpus checksums,
   sacrebleu signature, machine);
 - ``journal/<model>/<split>.jsonl`` — the work done, one line per utterance, appended and
   flushed as each utterance completes. A sweep killed at any point and started again
@@ -544,7 +545,7 @@ def _summarize(spec: Spec, units: list[_Unit], fingerprint: dict) -> pd.DataFram
             rows.append({
                 "model": unit.ref.label, "split": unit.split, "policy": setting.policy,
                 "setting": setting.slug, **{f"param_{k}": v for k, v in setting.params},
-                **score_records(records),
+                **_renamed(score_records(records)),
                 "records": str(path.relative_to(spec.output)),
                 "model_checksum": unit.ref.checksum,
                 "corpus_checksum": fingerprint["corpus"][unit.split], **provenance,
@@ -554,6 +555,12 @@ def _summarize(spec: Spec, units: list[_Unit], fingerprint: dict) -> pd.DataFram
     table.to_csv(tmp, index=False)
     tmp.replace(spec.output / "summary.csv")
     return table
+
+
+def _renamed(scores: dict) -> dict:
+    """Scores with ``n`` (the number of records) called ``utterances``: ``n`` is also a
+    policy setting (N units per write)."""
+    return {("utterances" if k == "n" else k): v for k, v in scores.items()}
 
 
 def read_summary(output: str | Path) -> pd.DataFrame:
@@ -569,7 +576,7 @@ def main_sweep(spec_path: str, *, force: bool = False, workers: int | None = Non
     table = run(spec_path, force=force, workers=workers, scheduler=scheduler,
                 progress=not quiet)
     cols = [c for c in ("model", "split", "policy", "setting", "BLEU", "AL", "LAAL",
-                        "LAAL_CA", "n") if c in table]
+                        "LAAL_CA", "utterances") if c in table]
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print(table[cols].to_string(index=False, float_format=lambda x: f"{x:.2f}"))
     print(f"\n{len(table)} settings → {Path(Spec.load(spec_path).output) / 'summary.csv'}")

@@ -7,19 +7,33 @@ from pathlib import Path
 
 import pandas as pd
 
+INTEGER_COLUMNS = ("k", "s", "n", "N", "beam", "utterances", "param_k", "param_s", "param_n",
+                   "param_beam", "chunk_ms", "step_ms", "stride_ms")
+"""Settings that are whole numbers even when a column holds them as floats."""
+
 LATENCY_MS = ("AL", "LAAL", "DAL", "ATD", "StartOffset", "EndOffset", "AL_N21",
               "AL_N21_orig", "AL_M20", "AL_K22")
 """Latency columns in milliseconds (AP and RTF are ratios)."""
 
 
 def save(table: pd.DataFrame, out_dir: str | Path, name: str, *, digits: int = 2,
-         caption: str = "") -> pd.DataFrame:
+         caption: str = "", integer_columns: Sequence[str] = INTEGER_COLUMNS) -> pd.DataFrame:
     """Write ``name.md`` (rounded, with an optional caption) and ``name.csv`` (full
-    precision) under ``out_dir``; return the table for display."""
+    precision) under ``out_dir``; return the table for display. Integer columns, and the
+    ``integer_columns`` (settings such as k, s, N held as floats because of NaN), print
+    without decimals."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     table.to_csv(out_dir / f"{name}.csv", index=False)
-    text = table.to_markdown(index=False, floatfmt=f".{digits}f")
+    shown = table.copy()
+    for col in shown.columns:  # integer columns (k, n, …) must not print as 100.00
+        values = shown[col]
+        if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            finite = values.dropna()
+            if len(finite) and (finite == finite.round()).all() and (
+                    pd.api.types.is_integer_dtype(values) or col in integer_columns):
+                shown[col] = values.astype("Int64").astype(str).replace("<NA>", "")
+    text = shown.to_markdown(index=False, floatfmt=f".{digits}f")
     (out_dir / f"{name}.md").write_text((f"{caption}\n\n" if caption else "") + text + "\n")
     return table
 

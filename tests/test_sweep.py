@@ -34,7 +34,7 @@ GRID = [
     {"policy": "wait_k_catchup", "settings": [{"k": 2, "stride_ms": 200, "catchup": 0.25}]},
 ]
 NCA = ["BLEU", "chrF", "AL", "LAAL", "DAL", "AP", "ATD", "StartOffset", "EndOffset",
-       "AL_N21", "AL_N21_orig", "AL_M20", "AL_K22", "length_diff", "n"]
+       "AL_N21", "AL_N21_orig", "AL_M20", "AL_K22", "length_diff", "utterances"]
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +162,7 @@ def test_run_writes_records_summary_and_provenance(tiny_model_dir, corpus, segme
     for col in ["BLEU", "LAAL", "LAAL_CA", "AL_N21", "BLEU_signature", "model_checksum",
                 "corpus_checksum", "git_commit", "machine", "simul_version", "param_k"]:
         assert col in table, col
-    assert (table.n == len(segments)).all()
+    assert (table.utterances == len(segments)).all()
     # the records file of a setting holds what deciding that setting alone gives
     ref = sweep.resolve_model(str(tiny_model_dir))
     row = table.iloc[3]
@@ -191,7 +191,7 @@ def test_changed_spec_is_refused_unless_forced(tiny_model_dir, corpus, tmp_path)
     with pytest.raises(SweepError, match=r"changed: max_utterances"):
         sweep.run(changed, workers=1, progress=False)
     table = sweep.run(changed, workers=1, progress=False, force=True)
-    assert table.n.tolist() == [2]
+    assert table.utterances.tolist() == [2]
 
 
 def test_changed_model_is_refused(tmp_path, corpus):

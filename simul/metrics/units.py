@@ -91,3 +91,31 @@ def word_delays(units: Sequence[str], unit_delays: Sequence[float], unit_type: U
         if any(c.isspace() for c in word):
             raise ValueError(f"unit text contains white space: word {word!r}")
     return words, delays
+
+
+def unit_type(units: Sequence[str]) -> str:
+    """``"bpe"`` when a unit carries SentencePiece's ``▁``, else ``"char"``."""
+    return "bpe" if any(SPM_SPACE in u for u in units) else "char"
+
+
+def text(units: Sequence[str]) -> str:
+    """Output units (pieces, as in ``Record.units``) → the detokenized text."""
+    words, _ = word_delays(list(units), [0.0] * len(units), unit_type(units), 0.0)
+    return " ".join(words)
+
+
+def word_spans(units: Sequence[str]) -> list[tuple[int, int]]:
+    """(first, last) unit index of every output word, in order."""
+    bpe = unit_type(units) == "bpe"
+    spans: list[tuple[int, int]] = []
+    start = None
+    for j, unit in enumerate(units):
+        boundary = unit.startswith(SPM_SPACE) if bpe else unit in (CHAR_SPACE, " ")
+        if boundary and start is not None:
+            spans.append((start, j - 1))
+            start = None
+        if start is None and unit not in (SPM_SPACE, CHAR_SPACE, " "):
+            start = j
+    if start is not None:
+        spans.append((start, len(units) - 1))
+    return spans

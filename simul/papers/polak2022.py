@@ -1,0 +1,304 @@
+"""Polák, Pham, Nguyen, Liu, Mullov, Niehues, Bojar, Waibel 2022 — "CUNI-KIT system for
+simultaneous speech translation task at IWSLT 2022": onlinization of an offline model
+(incremental blockwise beam search, stable-prefix rules hold-n / LA-n / SP-n, initial wait).
+
+Settings are named as in the paper: a rule label (``"Hold-6"``, ``"LA-2"``, ``"SP-1"``),
+a chunk size in ms, and an initial wait (length of the first chunk in ms, 0 for none).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simul.claims import Claim, fmt, non_decreasing
+from simul.metrics.latency import sentence_latency
+from simul.metrics.score import reference_length
+from simul.records import Record
+from simul.records import read as read_records
+
+RULES = ["Hold-3", "Hold-6", "Hold-12", "LA-2", "LA-3", "LA-4", "SP-1", "SP-2"]
+"""§5.2: hold-n with n = 3, 6, 12; LA-n with n = 2, 3, 4; SP-n with n = 1, 2."""
+CHUNKS_MS = [250, 500, 1000, 2000]
+"""§5.1: chunk sizes."""
+INITIAL_WAIT_MS = 2000
+"""§5.3 / Table 1: the first chunk lasts 2 s."""
+TABLE1_RULE = "LA-2"
+FIGURE_RULES = {
+    "figure1": ["LA-2", "SP-2", "Hold-6"],
+    "figure2": ["Hold-3", "Hold-6", "Hold-12"],
+    "figure3": ["SP-1", "SP-2", "LA-2", "LA-3", "LA-4"],
+}
+REGIMES_MS = {"low": 1000.0, "medium": 2000.0, "high": 4000.0}
+"""Table 2: the IWSLT 2022 latency regimes of En-De (AL ≤ 1 s, ≤ 2 s, ≤ 4 s)."""
+
+_NAMES = {"hold": "Hold", "la": "LA", "sp": "SP"}
+
+
+def parse_rule(label: str) -> tuple[str, int]:
+    """``"LA-2"`` → ``("la", 2)`` (case-insensitive; ``hold-6``, ``SP-1`` ...)."""
+    m = re.fullmatch(r"\s*(hold|la|sp)-?(\d+)\s*", str(label), flags=re.IGNORECASE)
+    if not m:
+        raise ValueError(f"rule {label!r}: expected e.g. 'Hold-6', 'LA-2' or 'SP-1'")
+    return m.group(1).lower(), int(m.group(2))
+
+
+def rule_label(rule: str, n: int) -> str:
+    """``("la", 2)`` → ``"LA-2"``, the paper's name."""
+    return f"{_NAMES[rule]}-{int(n)}"
+
+
+def spec(models: list[str], pair: str, splits: list[str], output: str, *, corpus=None,
+         max_utterances=None, rules: Sequence[str] = RULES,
+         chunks_ms: Sequence[float] = CHUNKS_MS, beam: int = 5,
+         initial_wait_ms: float | None = INITIAL_WAIT_MS, table1_rule: str = TABLE1_RULE,
+         offline: bool = True) -> dict:
+    """A sweep spec: every rule × chunk size (no initial wait); ``table1_rule`` with the
+    initial wait at every chunk size shorter than it (Table 1); offline beam search."""
+    grid = [{"rule": r, "n": n, "chunk_ms": c} for r, n in map(parse_rule, rules)
+            for c in chunks_ms]
+    policies = [{"policy": "onlinization", "settings": grid, "fixed": {"beam": beam}}]
+    if initial_wait_ms:
+        rule, n = parse_rule(table1_rule)
+        waited = [{"rule": rule, "n": n, "chunk_ms": c, "initial_wait_ms": initial_wait_ms}
+                  for c in chunks_ms if c < initial_wait_ms]
+        if waited:
+            policies.append({"policy": "onlinization", "settings": waited,
+                             "fixed": {"beam": beam}})
+    if offline:
+        policies.append({"policy": "offline", "fixed": {"beam": beam}})
+    out = {"models": models, "pair": pair, "splits": splits, "output": output,
+           "max_utterances": max_utterances, "policies": policies}
+    if corpus:
+        out["corpus"] = corpus
+    return out
+
+
+def settings(summary: pd.DataFrame) -> pd.DataFrame:
+    """The onlinization rows of a sweep summary with the paper's names: ``rule`` (e.g.
+    ``"LA-2"``), ``chunk_ms`` and ``initial_wait_ms`` (0 for none)."""
+    rows = summary[summary.policy == "onlinization"].copy()
+    rows["rule"] = [rule_label(r, n) for r, n in zip(rows.param_rule, rows.param_n, strict=True)]
+    rows["chunk_ms"] = rows.param_chunk_ms.astype(float)
+    wait = rows.get("param_initial_wait_ms", pd.Series(0.0, index=rows.index))
+    rows["initial_wait_ms"] = wait.fillna(0.0).astype(float)
+    return rows.reset_index(drop=True)
+
+
+def curves(summary: pd.DataFrame, rules: Iterable[str] | None = None) -> pd.DataFrame:
+    """Figures 1–3: the rules' points without initial wait, sorted by rule then chunk size."""
+    rows = settings(summary)
+    rows = rows[rows.initial_wait_ms == 0]
+    if rules is not None:
+        order = list(rules)
+        rows = rows[rows.rule.isin(order)].copy()
+        rows["_order"] = rows.rule.map(order.index)
+        rows = rows.sort_values(["_order", "chunk_ms"]).drop(columns="_order")
+    else:
+        rows = rows.sort_values(["rule", "chunk_ms"])
+    return rows.reset_index(drop=True)
+
+
+def offline_bleu(summary: pd.DataFrame) -> float:
+    rows = summary[summary.policy == "offline"]
+    return float(rows.BLEU.iloc[0]) if len(rows) else math.nan
+
+
+def table1(summary: pd.DataFrame, rule: str = TABLE1_RULE) -> pd.DataFrame:
+    """Table 1: ``rule`` with and without the initial wait, at the chunk sizes that have
+    both; columns Initial wait, Chunk size (ms), BLEU, AL, AP, DAL."""
+    rows = settings(summary)
+    rows = rows[rows.rule == rule]
+    waited = set(rows[rows.initial_wait_ms > 0].chunk_ms)
+    rows = rows[rows.chunk_ms.isin(waited)].sort_values(["initial_wait_ms", "chunk_ms"])
+    out = rows[["initial_wait_ms", "chunk_ms", "BLEU", "AL", "AP", "DAL"]]
+    return out.rename(columns={"initial_wait_ms": "Initial wait (ms)",
+                               "chunk_ms": "Chunk size (ms)"}).reset_index(drop=True)
+
+
+def negative_al(summary: pd.DataFrame) -> pd.DataFrame:
+    """§5.4: every setting's AL (reference length) next to the max-length AL of eq. (6)
+    (``AL_K22``) and the mean length difference |Y| − |Y*| in words, sorted by AL."""
+    rows = settings(summary).sort_values("AL", kind="stable")
+    out = rows[["rule", "chunk_ms", "initial_wait_ms", "BLEU", "AL", "AL_K22", "length_diff"]]
+    return out.rename(columns={"AL_K22": "AL max-length (eq. 6)",
+                               "length_diff": "|Y| − |Y*| (words)"}).reset_index(drop=True)
+
+
+def utterance_al(records: Iterable[Record]) -> pd.DataFrame:
+    """Per utterance: AL (eq. 4–5, reference length), max-length AL (eq. 6), hypothesis and
+    reference words. Utterances without an output word have no latency and are left out."""
+    rows = []
+    for r in records:
+        if not r.delays:
+            continue
+        ref = reference_length(r.reference)
+        rows.append({"index": r.index, "segment_id": r.segment_id,
+                     "AL": sentence_latency("AL", r.delays, r.source_length, ref),
+                     "AL_K22": sentence_latency("AL_K22", r.delays, r.source_length, ref),
+                     "hyp_words": len(r.delays), "ref_words": ref})
+    return pd.DataFrame(rows, columns=["index", "segment_id", "AL", "AL_K22", "hyp_words",
+                                       "ref_words"])
+
+
+def setting_label(rule: str, chunk_ms: float, initial_wait_ms: float = 0.0) -> str:
+    """``"LA-2, 250 ms"``; ``"LA-2, 250 ms, wait 2000 ms"`` with an initial wait."""
+    wait = f", wait {initial_wait_ms:g} ms" if initial_wait_ms else ""
+    return f"{rule}, {chunk_ms:g} ms{wait}"
+
+
+def read_utterances(summary: pd.DataFrame, output: str | Path) -> dict[str, pd.DataFrame]:
+    """:func:`utterance_al` of every onlinization setting, read from the sweep's records
+    under ``output``; keyed by :func:`setting_label`."""
+    out = {}
+    for row in settings(summary).itertuples():
+        records = read_records(Path(output) / row.records)
+        out[setting_label(row.rule, row.chunk_ms, row.initial_wait_ms)] = utterance_al(records)
+    return out
+
+
+def negative_utterances(per_setting: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """§5.4 per setting (``{label: utterance_al(...)}``): how many utterances have a
+    negative AL, how many of those have a hypothesis longer than the reference, and the
+    smallest AL and max-length AL."""
+    rows = []
+    for label, utts in per_setting.items():
+        neg = utts[utts.AL < 0]
+        rows.append({"setting": label, "utterances": len(utts), "AL < 0": len(neg),
+                     "of which |Y| > |Y*|": int((neg.hyp_words > neg.ref_words).sum()),
+                     "min AL": float(utts.AL.min()) if len(utts) else math.nan,
+                     "min AL max-length": float(utts.AL_K22.min()) if len(utts) else math.nan})
+    return pd.DataFrame(rows)
+
+
+def regimes(summary: pd.DataFrame, thresholds: dict[str, float] | None = None, *,
+            rule: str | None = TABLE1_RULE, latency: str = "AL") -> pd.DataFrame:
+    """Table 2: per latency regime, the best-BLEU setting of ``rule`` (None: any rule) whose
+    ``latency`` is within the regime's limit; then offline. A regime no setting reaches
+    gets a row of NaN."""
+    thresholds = REGIMES_MS if thresholds is None else thresholds
+    rows = settings(summary)
+    if rule is not None:
+        rows = rows[rows.rule == rule]
+    out = []
+    for name, limit in thresholds.items():
+        inside = rows[rows[latency] <= limit].dropna(subset=["BLEU"])
+        entry = {"Latency regime": name, f"{latency} limit (ms)": limit}
+        if len(inside):
+            best = inside.loc[inside.BLEU.idxmax()]
+            entry.update({"Rule": best.rule, "Chunk size (ms)": best.chunk_ms,
+                          "Initial wait (ms)": best.initial_wait_ms,
+                          **{m: best[m] for m in ("BLEU", "AL", "AP", "DAL")}})
+        out.append(entry)
+    off = summary[summary.policy == "offline"]
+    if len(off):
+        out.append({"Latency regime": "offline",
+                    **{m: float(off[m].iloc[0]) for m in ("BLEU", "AL", "AP", "DAL")}})
+    cols = ["Latency regime", f"{latency} limit (ms)", "Rule", "Chunk size (ms)",
+            "Initial wait (ms)", "BLEU", "AL", "AP", "DAL"]
+    return pd.DataFrame(out).reindex(columns=cols)
+
+
+# --------------------------------------------------------------------------- claims
+def curve_gap(a: pd.DataFrame, b: pd.DataFrame, *, x: str = "AL", y: str = "BLEU",
+              points: int = 101) -> float:
+    """Mean of curve ``a`` minus curve ``b`` (``y`` as a piecewise-linear function of ``x``,
+    points sorted by ``x``) over the ``x`` range both cover; NaN when they do not overlap."""
+    a, b = a.dropna(subset=[x, y]).sort_values(x), b.dropna(subset=[x, y]).sort_values(x)
+    if not len(a) or not len(b):
+        return math.nan
+    lo, hi = max(a[x].min(), b[x].min()), min(a[x].max(), b[x].max())
+    if lo > hi:
+        return math.nan
+    grid = np.linspace(lo, hi, points) if hi > lo else np.array([lo])
+    diff = np.interp(grid, a[x], a[y]) - np.interp(grid, b[x], b[y])
+    return float(diff.mean())
+
+
+def claims(summary: pd.DataFrame, utterances: pd.DataFrame | None = None, *,
+           tol_bleu: float = 0.5) -> list[Claim]:
+    """§5's claims on one (model, split) summary of :func:`spec`'s sweep; ``utterances``
+    (:func:`negative_utterances`) adds §5.4's per-utterance claim."""
+    rows = settings(summary)
+    plain = rows[rows.initial_wait_ms == 0]
+    out = []
+
+    # §3.2 / §5.1: the chunk size moves every rule along the latency axis
+    failures, seen = [], 0
+    for rule, group in plain.groupby("rule"):
+        if group.chunk_ms.nunique() < 2:
+            continue
+        seen += 1
+        values = group.sort_values("chunk_ms").AL.tolist()
+        if not non_decreasing(values):
+            failures.append(f"{rule}: AL {fmt(values)}")
+    out.append(Claim("K22-chunk-AL", "AL grows with the chunk size, for every rule",
+                     not failures and seen > 0,
+                     "; ".join(failures) or f"{seen} rules, all monotone"))
+
+    # §5.1: the chunk size has a stronger influence on the trade-off than the rule
+    fig1 = plain[plain.rule.isin(FIGURE_RULES["figure1"])]
+    if fig1.rule.nunique() > 1 and fig1.chunk_ms.nunique() > 1:
+        by_chunk = fig1.groupby("rule").AL.agg(lambda s: s.max() - s.min())
+        by_rule = fig1.groupby("chunk_ms").AL.agg(lambda s: s.max() - s.min())
+        out.append(Claim("K22-chunk-dominates", "the chunk size has a stronger influence on "
+                         "the trade-off than the stable-prefix rule (Figure 1 rules)",
+                         bool(by_chunk.mean() > by_rule.mean()),
+                         f"mean AL range across chunk sizes {by_chunk.mean():.0f} ms vs. "
+                         f"across rules {by_rule.mean():.0f} ms", needs_full_run=True))
+
+    # §5.2: LA-2 has the best quality–latency curve
+    la2 = plain[plain.rule == "LA-2"]
+    gaps = {rule: curve_gap(la2, group) for rule, group in plain.groupby("rule")
+            if not rule.startswith("LA-")}
+    known = {r: g for r, g in gaps.items() if not math.isnan(g)}
+    if len(la2) and gaps:
+        out.append(Claim("K22-LA2-best", "LA-2 has the best quality–latency curve (no hold-n "
+                         "or SP-n curve above it)",
+                         len(la2) > 1 and bool(known) and all(g >= -tol_bleu
+                                                              for g in known.values()),
+                         "LA-2 − rule, mean BLEU over the shared AL range: " + ", ".join(
+                             f"{r} {g:+.2f}" for r, g in sorted(gaps.items())),
+                         needs_full_run=True))
+
+    # §5.2: SP-1 strongly underperforms the other strategies in quality
+    chunk_sets = [set(g.chunk_ms) for _, g in plain.groupby("rule")]
+    shared = set.intersection(*chunk_sets) if chunk_sets else set()
+    means = plain[plain.chunk_ms.isin(shared)].groupby("rule").BLEU.mean()
+    if "SP-1" in means and len(means) > 1:
+        out.append(Claim("K22-SP1-worst", "SP-1 has the lowest quality of all rules",
+                         bool(means["SP-1"] <= means.drop("SP-1").min()),
+                         "mean BLEU over chunk sizes " + ", ".join(
+                             f"{r} {b:.1f}" for r, b in means.sort_values().items()),
+                         needs_full_run=True))
+
+    # §5.3 / Table 1: the initial wait adds latency at the smallest chunk size
+    t1 = table1(summary)
+    if len(t1):
+        smallest = t1["Chunk size (ms)"].min()
+        pair = t1[t1["Chunk size (ms)"] == smallest].set_index("Initial wait (ms)").AL
+        ok = len(pair) == 2 and pair.iloc[1] > pair.iloc[0]
+        out.append(Claim("K22-initial-wait", f"the initial wait raises AL at the smallest "
+                         f"chunk size ({smallest:g} ms)", bool(ok),
+                         "AL without / with: " + fmt(pair.tolist())))
+
+    # §5.4: the max-length AL of eq. (6) is never negative
+    negative = rows[rows.AL < 0]
+    lowest = rows.AL_K22.min() if len(rows) else math.nan
+    out.append(Claim("K22-AL-max-length", "the max-length AL (eq. 6) is never negative, "
+                     "unlike AL", bool(len(rows) and lowest >= 0),
+                     f"{len(negative)} settings with AL < 0; lowest max-length AL "
+                     f"{lowest:.0f} ms"))
+    if utterances is not None and len(utterances):
+        negative = int(utterances["AL < 0"].sum())
+        longer = int(utterances["of which |Y| > |Y*|"].sum())
+        out.append(Claim("K22-AL-negative-long", "a negative AL comes from a hypothesis longer "
+                         "than the reference", negative == longer,
+                         f"{negative} utterance decodes with AL < 0, {longer} of them with "
+                         "more words than the reference", needs_full_run=True))
+    return out

@@ -1,0 +1,89 @@
+"""Helpers of the tutorial notebook: one simulated utterance made visible.
+
+- :func:`timeline` — the READ/WRITE path of a policy (Nguyen et al. 2021, Fig. 1): source
+  time read on x, output units written on y, the output words written next to the path
+  and, when the segment has an alignment (the mini corpus), the source words on top;
+- :func:`partial_outputs` — the committed text after every WRITE;
+- :func:`word_latency` and :func:`metrics_table` — delays against elapsed times
+  (computation-aware) per word, and every metric of ``simul score`` for one record.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from simul.claims import Claim, fmt, non_decreasing
+from simul.metrics.latency import SIMULEVAL_METRICS
+from simul.metrics.score import score_records
+from simul.metrics.units import text
+from simul.records import Record
+
+
+def partial_outputs(record: Record) -> pd.DataFrame:
+    """One row per WRITE: the source read (ms), how many READs led to it, the units it
+    wrote and the committed text so far."""
+    rows, done, reads = [], 0, 0
+    for read_ms, n in record.trace:
+        if not n:
+            reads += 1
+            continue
+        new = record.units[done:done + n]
+        done += n
+        rows.append({"read_ms": read_ms, "READs before": reads, "new units": list(new),
+                     "units so far": done, "text so far": text(record.units[:done])})
+        reads = 0
+    return pd.DataFrame(rows, columns=["read_ms", "READs before", "new units", "units so far",
+                                       "text so far"])
+
+
+def word_latency(record: Record) -> pd.DataFrame:
+    """Per output word: its delay (ms of source read when the word was complete), its
+    elapsed time (the delay plus all computation spent on the utterance so far) and the
+    difference, the computation."""
+    words = record.prediction.split()
+    elapsed = record.elapsed if len(record.elapsed) == len(words) else [math.nan] * len(words)
+    return pd.DataFrame({"word": words, "delay_ms": record.delays, "elapsed_ms": elapsed,
+                         "compute_ms": [e - d for e, d in zip(elapsed, record.delays,
+                                                              strict=True)]})
+
+
+def metrics_table(record: Record) -> pd.DataFrame:
+    """``simul score`` for one record: quality, then each SimulEval latency metric on
+    delays (non-computation-aware) and on elapsed times (computation-aware)."""
+    scores = score_records([record])
+    rows = [{"metric": m, "on delays": scores[m], "on elapsed (computation-aware)": math.nan,
+             "unit": ""} for m in ("BLEU", "chrF")]
+    rows += [{"metric": m, "on delays": scores[m],
+              "on elapsed (computation-aware)": scores.get(f"{m}_CA", math.nan),
+              "unit": "ratio" if m in ("AP", "RTF") else "ms"} for m in SIMULEVAL_METRICS]
+    return pd.DataFrame(rows)
+
+
+def claims(record: Record, grid: pd.DataFrame) -> list[Claim]:
+    """What the tutorial shows on any model: computation only adds latency (one record),
+    and a longer wait k adds lag (the sweep's wait_k_frames rows, at each stride s)."""
+    behind = [k for k, (e, d) in enumerate(zip(record.elapsed, record.delays, strict=False))
+              if e < d]
+    if behind or len(record.elapsed) != len(record.delays) or not record.delays:
+        out = [Claim("T-CA", "elapsed ≥ delay for every word, so AL_CA ≥ AL", False,
+                     f"{len(record.delays)} words, {len(record.elapsed)} elapsed times; "
+                     f"elapsed < delay at words {behind}")]
+    else:
+        scores = score_records([record])
+        out = [Claim("T-CA", "elapsed ≥ delay for every word, so AL_CA ≥ AL",
+                     bool(scores["AL_CA"] >= scores["AL"]),
+                     f"AL {scores['AL']:.0f} ms, AL_CA {scores['AL_CA']:.0f} ms")]
+    g = grid[grid.policy == "wait_k_frames"]
+    failures, seen = [], 0
+    for stride, group in g.groupby("param_s"):
+        if group.param_k.nunique() < 2:
+            continue
+        seen += 1
+        values = group.sort_values("param_k").AL.tolist()
+        if not non_decreasing(values):
+            failures.append(f"s={stride:g}: AL {fmt(values)}")
+    out.append(Claim("T-k", "AL grows with k (at each stride s)", not failures and seen > 0,
+                     "; ".join(failures) or f"{seen} strides, all monotone"))
+    return out

@@ -1,0 +1,126 @@
+"""simul.papers.compare: settings, Pareto fronts, costs and claims on hand-made data."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+import yaml
+
+from simul import sweep
+from simul.papers import compare
+from simul.policies import registry
+from simul.records import Record, write
+
+
+@pytest.mark.parametrize("unit", ["bpe", "char"])
+def test_every_policy_of_the_registry_runs_three_or_four_settings(unit):
+    settings = sweep.expand(compare.policies(unit), "spec")  # each builds its policy
+    counts = pd.Series([s.policy for s in settings]).value_counts().to_dict()
+    assert sorted(counts) == sorted(registry()) == sorted(compare.POLICIES)
+    assert all(3 <= n <= 4 for p, n in counts.items() if p != "offline")
+    assert counts["offline"] == 2
+
+
+def test_policies_refuse_an_unknown_unit():
+    with pytest.raises(ValueError, match="'word'"):
+        compare.policies("word")
+
+
+def test_spec_names_one_model_and_its_unit_settings():
+    s = compare.spec("blstm_char_en-es", "char", "en-es", "tst-COMMON", "out", max_utterances=3)
+    assert s["models"] == ["blstm_char_en-es"] and s["max_utterances"] == 3
+    assert s["policies"] == compare.policies("char") and "corpus" not in s
+
+
+@pytest.mark.parametrize("token_type, unit", [("char", "char"), ("bpe", "bpe")])
+def test_unit_of_reads_the_config(tmp_path, token_type, unit):
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"token_type": token_type}))
+    (tmp_path / "model.pth").write_bytes(b"")
+    assert compare.unit_of(str(tmp_path)) == unit
+
+
+def test_pareto_front_keeps_the_undominated_settings_of_each_policy():
+    s = pd.DataFrame({
+        "model": ["m"] * 7,
+        "policy": ["a", "a", "a", "a", "a", "a", "b"],
+        "setting": ["1", "2", "3", "4", "5", "6", "7"],
+        # (1000, 10) kept; (1500, 9) beaten by (1000, 10); (2000, 15) kept;
+        # (2000, 14) beaten by (2000, 15); (3000, 15) beaten by (2000, 15); NaN dropped;
+        # b's only point kept although a's (1000, 10) would beat it
+        "LAAL": [2000, 1000, 1500, 2000, 3000, math.nan, 1200],
+        "BLEU": [15.0, 10.0, 9.0, 14.0, 15.0, 30.0, 8.0],
+    })
+    front = compare.pareto_front(s)
+    assert front[["policy", "setting"]].values.tolist() == [["a", "2"], ["a", "1"], ["b", "7"]]
+
+
+def test_pareto_front_keeps_equal_points_and_uses_the_given_latency():
+    s = pd.DataFrame({"model": ["m"] * 3, "policy": ["a"] * 3, "setting": ["1", "2", "3"],
+                      "LAAL": [1000, 1000, 900], "LAAL_CA": [1500, 1500, 2000],
+                      "BLEU": [10.0, 10.0, 9.0]})
+    assert compare.pareto_front(s).setting.tolist() == ["3", "1", "2"]
+    assert compare.pareto_front(s, x="LAAL_CA").setting.tolist() == ["1", "2"]
+
+
+def record(delays, elapsed, source_length):
+    return Record(index=0, prediction=" ".join("w" * len(delays)), delays=delays,
+                  elapsed=elapsed, prediction_length=len(delays), reference="r",
+                  source_length=source_length, source=[])
+
+
+@pytest.fixture
+def outputs(tmp_path):
+    # setting 1: compute 1400 − 1000 = 400 ms over 2000 ms, 350 − 300 = 50 ms over 1000 ms,
+    # and a record without words (left out, with its 5000 ms); setting 2: 100 ms over 2000 ms
+    write([record([500, 1000], [700, 1400], 2000), record([300], [350], 1000),
+           record([], [], 5000)], tmp_path / "m" / "records" / "s1.jsonl")
+    write([record([800], [900], 2000)], tmp_path / "m" / "records" / "s2.jsonl")
+    return {"m": tmp_path / "m"}
+
+
+def test_compute_per_audio_sums_compute_over_audio(outputs):
+    assert compare.compute_per_audio([outputs["m"] / "records" / "s1.jsonl"]) == 450 / 3000
+    assert math.isnan(compare.compute_per_audio([]))
+
+
+def test_cost_table_one_row_per_model_and_policy(outputs):
+    s = pd.DataFrame({"model": ["m", "m", "m"], "policy": ["a", "a", "offline"],
+                      "records": ["records/s1.jsonl", "records/s2.jsonl", "records/s2.jsonl"],
+                      "BLEU": [12.0, 14.0, 20.0], "LAAL": [1000.0, 2000.0, 3000.0],
+                      "LAAL_CA": [1300.0, 2500.0, 3100.0]})
+    t = compare.cost_table(s, outputs)
+    assert list(t.columns) == ["model", "policy", "settings", "BLEU best", "compute / audio",
+                               "LAAL_CA − LAAL (ms)"]
+    # a: (450 + 100) / (3000 + 2000); overhead (300 + 500) / 2
+    assert t.values.tolist() == [["m", "a", 2, 14.0, 0.11, 400.0],
+                                 ["m", "offline", 1, 20.0, 0.05, 100.0]]
+
+
+def summary(rows):
+    return pd.DataFrame(rows, columns=["model", "policy", "setting", "BLEU", "LAAL", "LAAL_CA"])
+
+
+def test_claims_hold_within_one_bleu_of_offline():
+    s = summary([["m", "offline", "beam=1", 19.0, 5000, 5100],
+                 ["m", "offline", "beam=5", 20.0, 5000, 5900],
+                 ["m", "edatt", "alpha=0.1", 20.9, 2000, 2400],
+                 ["m", "alignatt", "frames=2", 15.0, 900, 1000]])
+    found = {c.id: c for c in compare.claims(s)}
+    assert found["CMP-offline"].holds and found["CMP-CA"].holds
+    assert found["CMP-offline"].detail == ("m: offline 20.0, best simultaneous 20.9 "
+                                           "(edatt alpha=0.1)")
+    assert found["CMP-offline"].needs_full_run and not found["CMP-CA"].needs_full_run
+
+
+def test_claims_fail_past_one_bleu_and_when_ca_is_below():
+    s = summary([["m", "offline", "beam=1", 20.0, 5000, 5100],
+                 ["n", "offline", "beam=1", 20.0, 5000, 5100],
+                 ["n", "edatt", "alpha=0.1", 21.5, 2000, 1990]])
+    found = {c.id: c for c in compare.claims(s)}
+    assert not found["CMP-offline"].holds
+    assert found["CMP-offline"].detail == ("n: offline 20.0, best simultaneous 21.5 "
+                                           "(edatt alpha=0.1)")
+    assert not found["CMP-CA"].holds
+    assert found["CMP-CA"].detail == "n edatt alpha=0.1: LAAL_CA 1990 < LAAL 2000"

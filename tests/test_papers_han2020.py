@@ -1,0 +1,169 @@
+"""simul.papers.han2020: spec, Table 6 / Table 7 layouts and claims on hand-made summaries."""
+
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from simul.papers import han2020
+from simul.sweep import expand
+
+NAN = float("nan")
+TRAINED = [(3, 300), (3, 400)]
+
+# k, s (ms), c, BLEU, AL (ms); (3, 200, 0) is Table 6's kt/st − 100 for the pair 3/300
+ROWS = [
+    (2, 300.0, 0.0, 10.0, 600.0),
+    (2, 400.0, 0.0, 12.0, 800.0),
+    (3, 300.0, 0.0, 13.0, 900.0),
+    (3, 400.0, 0.0, 16.0, 1200.0),
+    (2, 300.0, 0.5, 9.0, 500.0),
+    (2, 400.0, 0.5, 11.0, 700.0),
+    (3, 300.0, 0.5, 12.5, 850.0),
+    (3, 400.0, 0.5, 15.0, 1100.0),
+    (3, 200.0, 0.0, 9.5, 650.0),
+]
+
+
+def summary(changes=None) -> pd.DataFrame:
+    table = pd.DataFrame([
+        {"model": "m", "split": "tst-COMMON", "policy": "wait_k_catchup",
+         "setting": f"k={k}_stride_ms={s}_catchup={c}", "param_k": k, "param_stride_ms": s,
+         "param_catchup": c, "BLEU": b, "AL": al}
+        for k, s, c, b, al in ROWS
+    ] + [{"model": "m", "split": "tst-COMMON", "policy": "offline", "setting": "default",
+          "param_k": NAN, "param_stride_ms": NAN, "param_catchup": NAN, "BLEU": 20.0,
+          "AL": 4000.0}])
+    for (k, s, c), values in (changes or {}).items():
+        mask = (table.param_k == k) & (table.param_stride_ms == s) & (table.param_catchup == c)
+        for column, value in values.items():
+            table.loc[mask, column] = value
+    return table
+
+
+def by_id(claims):
+    return {c.id: c for c in claims}
+
+
+def test_table6_settings_of_the_paper():
+    cells = han2020.table6_settings()
+    assert len(cells) == 15
+    assert cells[:3] == [("kt/st", 3, 300.0, (3, 300.0)), ("kt − 1/st", 2, 300.0, (3, 300.0)),
+                         ("kt/st − 100", 3, 200.0, (3, 300.0))]
+    assert cells[-1] == ("kt/st − 100", 5, 700.0, (5, 800.0))
+
+
+def test_table6_settings_leave_out_k_0_and_stride_0():
+    assert han2020.table6_settings([(1, 100)]) == [("kt/st", 1, 100.0, (1, 100.0))]
+
+
+def test_spec_lists_each_setting_once():
+    spec = han2020.spec(["m"], "en-es", ["tst-COMMON"], "out", trained=[(3, 400)], ks=[3],
+                        strides_ms=[300, 400], catchups=[0.0, 0.5], max_utterances=7)
+    policy, offline = spec["policies"]
+    assert offline == {"policy": "offline"}
+    assert policy["settings"] == [
+        {"k": 3, "stride_ms": 400.0, "catchup": 0.0},   # Table 6: kt/st
+        {"k": 2, "stride_ms": 400.0, "catchup": 0.0},   # kt − 1/st
+        {"k": 3, "stride_ms": 300.0, "catchup": 0.0},   # kt/st − 100, also in the grid
+        {"k": 3, "stride_ms": 300.0, "catchup": 0.5},
+        {"k": 3, "stride_ms": 400.0, "catchup": 0.5},
+    ]
+    assert spec["max_utterances"] == 7 and "corpus" not in spec
+    assert len(expand(spec["policies"], "spec")) == 6  # no setting repeats
+
+
+def test_default_spec_expands():
+    spec = han2020.spec(["m"], "en-es", ["tst-COMMON"], "out", corpus="/data/mustc")
+    assert spec["corpus"] == "/data/mustc"
+    # Table 6: 15 cells, 3/300 and 4/800 twice → 13 distinct (c = 0); the grid
+    # 4 k × 5 s × 3 c = 60 holds 8 of them (2/300 3/300 3/200 2/400 3/400 3/800 4/800
+    # 5/800); offline
+    assert len(expand(spec["policies"], "spec")) == 13 + 60 - 8 + 1
+
+
+def test_table6_layout():
+    t = han2020.table6(summary(), TRAINED)
+    assert t.decode.tolist() == ["kt/st", "kt − 1/st", "kt/st − 100"]
+    assert list(t.columns) == ["decode", "BLEU 3/300", "AL 3/300", "BLEU 3/400", "AL 3/400"]
+    assert t["BLEU 3/300"].tolist() == [13.0, 10.0, 9.5]
+    assert t["AL 3/300"].tolist() == [900.0, 600.0, 650.0]
+    assert t["BLEU 3/400"].tolist() == [16.0, 12.0, 13.0]
+    assert t["AL 3/400"].tolist() == [1200.0, 800.0, 900.0]
+
+
+def test_table6_leaves_missing_decodes_empty():
+    t = han2020.table6(summary(), [(3, 500)])  # only 3/400 (kt/st − 100) was decoded
+    assert t["BLEU 3/500"].isna().tolist() == [True, True, False]
+    assert t["BLEU 3/500"].iloc[2] == 16.0
+
+
+def test_table7_best_setting_within_each_bound():
+    t = han2020.table7(summary(), {"low": 1000, "medium": 2000, "none": 100},
+                       {"low": (3, 300), "medium": (2, 400)})
+    low, medium, none = (t.iloc[i] for i in range(3))
+    assert (low.k, low["s (ms)"], low.c, low.BLEU, low.AL) == (3, 300.0, 0.0, 13.0, 900.0)
+    assert (medium.k, medium["s (ms)"], medium.BLEU, medium.AL) == (3, 400.0, 16.0, 1200.0)
+    assert low["paper k/s"] == "3/300" and low["BLEU at paper k/s"] == 13.0
+    assert medium["paper k/s"] == "2/400" and medium["AL at paper k/s"] == 800.0
+    assert pd.isna(none.k) and pd.isna(none.BLEU) and pd.isna(none["paper k/s"])
+
+
+def test_table7_can_pick_a_catchup_setting():
+    # (3, 400, 0.5) at 1100 ms is out of the low regime; at 990 ms with BLEU 15 it wins it
+    t = han2020.table7(summary({(3, 400.0, 0.5): {"AL": 990.0}}), {"low": 1000}, {})
+    assert (t.k.iloc[0], t["s (ms)"].iloc[0], t.c.iloc[0], t.BLEU.iloc[0]) == (
+        3, 400.0, 0.5, 15.0)
+
+
+def test_catchup_table_keeps_the_k_s_decoded_with_every_c():
+    t = han2020.catchup_table(summary())
+    assert list(zip(t.k, t.s, strict=True)) == [(2, 300.0), (2, 400.0), (3, 300.0), (3, 400.0)]
+    assert t["AL c=0"].tolist() == [600.0, 800.0, 900.0, 1200.0]
+    assert t["AL c=0.5"].tolist() == [500.0, 700.0, 850.0, 1100.0]
+    assert t["BLEU c=0.5"].tolist() == [9.0, 11.0, 12.5, 15.0]
+
+
+def test_claims_on_the_hand_made_summary():
+    found = by_id(han2020.claims(summary(), TRAINED, {"low": 1000, "medium": 2000}))
+    assert list(found) == ["H20-AL-k", "H20-AL-s", "H20-AL-c", "H20-table6", "H20-regimes"]
+    assert all(c.holds for c in found.values()), [c for c in found.values() if not c.holds]
+    assert found["H20-AL-k"].detail == "4 groups, all monotone"
+    assert found["H20-AL-s"].detail == "4 groups, all monotone"
+    assert found["H20-AL-c"].detail == "4 groups, all monotone"
+    assert found["H20-table6"].detail == "4 smaller decodes, none above its (kt, st)"
+    assert found["H20-regimes"].detail == "low (≤ 1000 ms) 13.0, medium (≤ 2000 ms) 16.0"
+    assert {c.id for c in found.values() if c.needs_full_run} == {"H20-table6", "H20-regimes"}
+
+
+def test_regimes_claim_needs_the_extra_latency_to_buy_bleu():
+    # with the task's bounds, the high regime's best is the medium one's (16.0): no gain
+    claim = by_id(han2020.claims(summary(), TRAINED))["H20-regimes"]
+    assert not claim.holds
+    assert claim.detail.endswith("medium (≤ 2000 ms) 16.0, high (≤ 4000 ms) 16.0")
+
+
+def test_regimes_claim_fails_when_a_regime_is_empty():
+    claim = by_id(han2020.claims(summary(), TRAINED, {"low": 100, "medium": 2000}))[
+        "H20-regimes"]
+    assert not claim.holds and claim.detail.startswith("low (≤ 100 ms) nan")
+
+
+@pytest.mark.parametrize("changes, failing, detail", [
+    ({(3, 300.0, 0.0): {"AL": 550.0}}, "H20-AL-k", "{'s': 300.0, 'c': 0.0}: AL 600, 550"),
+    ({(2, 400.0, 0.0): {"AL": 590.0}}, "H20-AL-s", "{'k': 2, 'c': 0.0}: AL 600, 590"),
+    ({(2, 300.0, 0.5): {"AL": 610.0}}, "H20-AL-c", "{'k': 2, 's': 300.0}: AL 600, 610"),
+    ({(2, 400.0, 0.0): {"BLEU": 16.5}}, "H20-table6", "2/400: 16.5 > 3/400: 16.0"),
+])
+def test_each_claim_fails_when_its_numbers_say_so(changes, failing, detail):
+    claim = by_id(han2020.claims(summary(changes), TRAINED, {"low": 1000}))[failing]
+    assert not claim.holds
+    assert claim.detail == detail
+
+
+def test_emission_ratio_counts_words():
+    segments = [SimpleNamespace(source="a b", target="x y z"),
+                SimpleNamespace(source="c d", target="u v w")]
+    assert han2020.emission_ratio(segments) == 1.5
+    with pytest.raises(ValueError, match="no source words"):
+        han2020.emission_ratio([SimpleNamespace(source="", target="x")])

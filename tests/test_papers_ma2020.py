@@ -1,0 +1,221 @@
+"""simul.papers.ma2020: spec, table layouts and claims on hand-made sweep summaries."""
+
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from simul.corpus.mustc import Alignment, Word
+from simul.papers import ma2020
+from simul.sweep import expand
+
+NAN = float("nan")
+
+
+def summary(changes=None) -> pd.DataFrame:
+    """A sweep summary of two fixed steps, word and phoneme triggers (k = 1, 2) and offline.
+
+    CA − NCA: Δt 120 → 500 and 480 (mean 490); Δt 280 → 300 and 220 (mean 260).
+    500 ms buckets of AL_M20: fixed 120 → 0, 0; fixed 280 → 500, 500; word → 0, 500;
+    phoneme → 0, 0.
+    """
+    rows = [  # trigger, step_ms, k, BLEU, AL_M20, AL_M20_CA
+        ("fixed", 120.0, 1, 2.0, 300.0, 800.0),
+        ("fixed", 120.0, 2, 3.0, 420.0, 900.0),
+        ("fixed", 280.0, 1, 8.0, 500.0, 800.0),
+        ("fixed", 280.0, 2, 12.0, 780.0, 1000.0),
+        ("word", NAN, 1, 10.0, 450.0, 700.0),
+        ("word", NAN, 2, 15.0, 720.0, 950.0),
+        ("phoneme", NAN, 1, 1.0, 200.0, 900.0),
+        ("phoneme", NAN, 2, 2.0, 280.0, 1000.0),
+    ]
+    table = pd.DataFrame([
+        {"model": "m", "split": "tst-COMMON", "policy": "predecision",
+         "setting": f"{t}_{s}_{k}", "param_trigger": t, "param_step_ms": s, "param_k": k,
+         "BLEU": b, "AL": al, "AL_M20": al, "AL_M20_CA": ca}
+        for t, s, k, b, al, ca in rows
+    ] + [{"model": "m", "split": "tst-COMMON", "policy": "offline", "setting": "default",
+          "param_trigger": NAN, "param_step_ms": NAN, "param_k": NAN, "BLEU": 20.0,
+          "AL": 3000.0, "AL_M20": 3000.0, "AL_M20_CA": 3100.0}])
+    for (trigger, step, k), values in (changes or {}).items():
+        mask = (table.param_trigger == trigger) & (table.param_k == k)
+        if step is not None:
+            mask &= table.param_step_ms == step
+        for column, value in values.items():
+            table.loc[mask, column] = value
+    return table
+
+
+def by_id(claims):
+    return {c.id: c for c in claims}
+
+
+def test_spec_has_the_fixed_grid_the_flexible_triggers_and_offline():
+    spec = ma2020.spec(["m"], "en-es", ["tst-COMMON"], "out", steps_ms=[120, 280], ks=[1, 2],
+                       triggers=["word"], max_utterances=5)
+    assert spec["policies"] == [
+        {"policy": "predecision", "fixed": {"trigger": "fixed"},
+         "grid": {"step_ms": [120.0, 280.0], "k": [1, 2]}},
+        {"policy": "predecision", "grid": {"trigger": ["word"], "k": [1, 2]}},
+        {"policy": "offline"},
+    ]
+    assert "corpus" not in spec and spec["max_utterances"] == 5
+    settings = expand(spec["policies"], "spec")
+    assert [s.slug for s in settings] == [
+        "trigger=fixed_step_ms=120.0_k=1", "trigger=fixed_step_ms=120.0_k=2",
+        "trigger=fixed_step_ms=280.0_k=1", "trigger=fixed_step_ms=280.0_k=2",
+        "trigger=word_k=1", "trigger=word_k=2", "default"]
+
+
+def test_spec_without_flexible_triggers_and_with_a_corpus():
+    spec = ma2020.spec(["m"], "en-es", ["dev"], "out", triggers=[], corpus="/data/mustc")
+    assert [p["policy"] for p in spec["policies"]] == ["predecision", "offline"]
+    assert spec["corpus"] == "/data/mustc"
+    assert len(expand(spec["policies"], "spec")) == 5 * 10 + 1  # the paper's 50 and offline
+
+
+def test_curves_label_and_order_the_settings():
+    c = ma2020.curves(summary())
+    assert c["pre-decision"].tolist() == [
+        "fixed Δt = 120 ms", "fixed Δt = 120 ms", "fixed Δt = 280 ms", "fixed Δt = 280 ms",
+        "oracle word boundaries", "oracle word boundaries",
+        "oracle phoneme boundaries", "oracle phoneme boundaries"]
+    assert c.k.tolist() == [1, 2] * 4
+    assert c.step_ms.isna().tolist() == [False] * 4 + [True] * 4
+
+
+def test_table_lists_every_point_then_offline():
+    t = ma2020.table(summary())
+    assert list(t.columns) == ["pre-decision", "k", "BLEU", "AL_M20", "AL_M20_CA", "CA − NCA"]
+    assert len(t) == 9
+    assert t["CA − NCA"].iloc[:4].tolist() == [500.0, 480.0, 300.0, 220.0]
+    last = t.iloc[-1]
+    assert last["pre-decision"] == "offline greedy" and last.BLEU == 20.0
+    assert last.AL_M20 == 3000.0 and pd.isna(last.k)
+
+
+def test_best_curves_pick_the_best_setting_per_500_ms_bucket():
+    best = ma2020.best_curves(summary())
+    got = list(zip(best.approach, best.bucket_ms, best.setting, best.BLEU, strict=True))
+    assert got == [
+        (ma2020.FIXED_BEST, 0.0, "Δt 120, k 2", 3.0),
+        (ma2020.FIXED_BEST, 500.0, "Δt 280, k 2", 12.0),
+        (ma2020.WORD, 0.0, "k 1", 10.0),
+        (ma2020.WORD, 500.0, "k 2", 15.0),
+        (ma2020.PHONEME, 0.0, "k 2", 2.0),
+    ]
+
+
+def test_best_curves_with_1000_ms_buckets():
+    best = ma2020.best_curves(summary(), width_ms=1000)
+    got = list(zip(best.approach, best.setting, best.BLEU, strict=True))
+    assert got == [(ma2020.FIXED_BEST, "Δt 280, k 2", 12.0), (ma2020.WORD, "k 2", 15.0),
+                   (ma2020.PHONEME, "k 2", 2.0)]
+
+
+def test_ca_gap_per_step():
+    gaps = ma2020.ca_gap(summary())
+    assert gaps.step_ms.tolist() == [120.0, 280.0]
+    assert gaps["CA − NCA (mean)"].tolist() == [490.0, 260.0]
+    assert gaps["CA − NCA (min)"].tolist() == [480.0, 220.0]
+    assert gaps["CA − NCA (max)"].tolist() == [500.0, 300.0]
+    assert gaps["AL_M20 (mean)"].tolist() == [360.0, 640.0]
+    assert gaps["BLEU (mean)"].tolist() == [2.5, 10.0]
+    assert gaps.settings.tolist() == [2, 2]
+
+
+def test_ca_gap_needs_the_ca_column():
+    with pytest.raises(KeyError, match="AL_M20_CA"):
+        ma2020.ca_gap(summary().drop(columns="AL_M20_CA"))
+
+
+def test_claims_hold_on_the_hand_made_summary():
+    found = by_id(ma2020.claims(summary()))
+    assert list(found) == ["M20-AL-k", "M20-AL-step", "M20-small-step", "M20-word",
+                           "M20-phoneme", "M20-CA"]
+    assert all(c.holds for c in found.values()), [c for c in found.values() if not c.holds]
+    assert found["M20-AL-k"].detail == "4 curves, all monotone"
+    assert found["M20-AL-step"].detail == "2 curves, all monotone"
+    assert found["M20-word"].detail.startswith("2 of 2 shared 500 ms buckets")
+    assert "0 ms +7.0" in found["M20-word"].detail and "500 ms +3.0" in found["M20-word"].detail
+    assert found["M20-phoneme"].detail == "best BLEU over k: phoneme 2.0, word 15.0"
+    assert "120 ms 490, 280 ms 260" in found["M20-CA"].detail
+    needs_full = {c.id for c in found.values() if c.needs_full_run}
+    assert needs_full == {"M20-small-step", "M20-word", "M20-phoneme"}
+
+
+@pytest.mark.parametrize("changes, failing", [
+    # latency falls from k = 1 to k = 2 on the word curve
+    ({("word", None, 2): {"AL_M20": 400.0}}, "M20-AL-k"),
+    # Δt 280 reads less than Δt 120 at k = 1
+    ({("fixed", 280.0, 1): {"AL_M20": 250.0}}, "M20-AL-step"),
+    # the smallest step reaches the best quality
+    ({("fixed", 120.0, 2): {"BLEU": 13.0}}, "M20-small-step"),
+    # phoneme boundaries as good as the best word setting
+    ({("phoneme", None, 2): {"BLEU": 15.0}}, "M20-phoneme"),
+    # the overhead grows with the step size
+    ({("fixed", 280.0, 1): {"AL_M20_CA": 1100.0}, ("fixed", 280.0, 2): {"AL_M20_CA": 1300.0}},
+     "M20-CA"),
+])
+def test_each_claim_fails_when_its_numbers_say_so(changes, failing):
+    found = by_id(ma2020.claims(summary(changes)))
+    assert not found[failing].holds
+
+
+def with_step_440(gaps):
+    """The summary plus Δt = 440 ms at k = 1, 2 with the given CA − NCA gaps."""
+    table = summary()
+    extra = [{"model": "m", "split": "tst-COMMON", "policy": "predecision",
+              "setting": f"fixed_440_{k}", "param_trigger": "fixed", "param_step_ms": 440.0,
+              "param_k": k, "BLEU": 14.0 + k, "AL": al, "AL_M20": al, "AL_M20_CA": al + gap}
+             for k, al, gap in zip((1, 2), (800.0, 1200.0), gaps, strict=True)]
+    return pd.concat([table, pd.DataFrame(extra)], ignore_index=True)
+
+
+@pytest.mark.parametrize("gaps, holds", [
+    ((250.0, 250.0), True),   # 490, 260, 250: shrinking
+    ((270.0, 290.0), True),   # 280 ≤ 260 × 1.1: timing noise between neighbours
+    ((290.0, 290.0), False),  # 290 > 286
+])
+def test_ca_claim_tolerates_10_percent_between_neighbouring_steps(gaps, holds):
+    claim = by_id(ma2020.claims(with_step_440(gaps)))["M20-CA"]
+    assert claim.holds is holds
+    assert claim.detail.startswith(f"mean CA − NCA per Δt: 120 ms 490, 280 ms 260, 440 ms "
+                                   f"{sum(gaps) / 2:.0f}")
+
+
+def test_word_claim_fails_when_fixed_steps_win_on_average():
+    # bucket 0: word 4 vs fixed 3 (+1); bucket 500: word 8 vs fixed 12 (−4) → mean −1.5
+    table = summary({("word", None, 1): {"BLEU": 4.0}, ("word", None, 2): {"BLEU": 8.0}})
+    claim = by_id(ma2020.claims(table))["M20-word"]
+    assert not claim.holds
+    assert claim.detail.startswith("1 of 2 shared 500 ms buckets")
+
+
+def test_word_claim_without_a_shared_bucket():
+    # every word setting above 1000 ms, every fixed one below
+    table = summary({("word", None, 1): {"AL_M20": 1100.0},
+                     ("word", None, 2): {"AL_M20": 1200.0}})
+    claim = by_id(ma2020.claims(table))["M20-word"]
+    assert not claim.holds and claim.detail == "no latency bucket holds both"
+
+
+def test_claims_without_flexible_triggers():
+    table = summary()
+    table = table[~table.param_trigger.isin(["word", "phoneme"])]
+    found = by_id(ma2020.claims(table))
+    assert set(found) == {"M20-AL-k", "M20-AL-step", "M20-small-step", "M20-CA"}
+
+
+def test_unit_durations_average_the_oracle_spans():
+    aligned = SimpleNamespace(alignment=Alignment(
+        words=(Word("a", 0.0, 200.0), Word("b", 200.0, 500.0)),
+        phonemes=(Word("x", 0.0, 100.0), Word("y", 100.0, 200.0), Word("z", 200.0, 500.0))))
+    durations = ma2020.unit_durations([aligned, SimpleNamespace(alignment=None)])
+    assert durations["words"] == 250.0
+    assert durations["phonemes"] == pytest.approx(500.0 / 3)
+
+
+def test_unit_durations_need_an_alignment():
+    with pytest.raises(ValueError, match="no segment has an alignment"):
+        ma2020.unit_durations([SimpleNamespace(alignment=None)])

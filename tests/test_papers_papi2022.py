@@ -1,0 +1,182 @@
+"""simul.papers.papi2022: spec, table layouts and claims on hand-made summaries (no model)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from simul import sweep
+from simul.papers import papi2022 as p22
+
+
+def seg(duration_ms, source):
+    return SimpleNamespace(duration_ms=duration_ms, source=source)
+
+
+def test_mean_word_ms_is_total_duration_over_total_words():
+    # 1000 + 500 ms over 4 + 2 words
+    assert p22.mean_word_ms([seg(1000, "a b c d"), seg(500, " e  f ")]) == 250.0
+
+
+def test_mean_word_ms_refuses_segments_without_words():
+    with pytest.raises(ValueError, match="no source words"):
+        p22.mean_word_ms([seg(1000, "  ")])
+
+
+def test_label_is_the_shipped_name_or_the_directory_name():
+    assert p22.label("conformer_bpe_en-es") == "conformer_bpe_en-es"
+    assert p22.label("/tmp/models/my_model") == "my_model"
+
+
+def test_spec_runs_both_detections_for_every_k_and_offline_greedy_and_beam():
+    s = p22.spec("conformer_bpe_en-es", "en-es", "tst-COMMON", "runs/x", word_ms=343.3,
+                 ks=[3, 5], max_utterances=7)
+    assert s["models"] == ["conformer_bpe_en-es"] and s["splits"] == ["tst-COMMON"]
+    assert s["max_utterances"] == 7 and "corpus" not in s
+    fixed, adaptive, offline = s["policies"]
+    assert fixed["grid"] == {"k": [3, 5]} and adaptive["grid"] == {"k": [3, 5]}
+    assert fixed["fixed"] == {"detection": "fixed", "word_ms": 343.0, "chunk_ms": 343.0,
+                              "force_finish": True, "avoid_eos_while_reading": False}
+    assert adaptive["fixed"] == {"detection": "adaptive", "chunk_ms": 343.0,
+                                 "force_finish": True, "avoid_eos_while_reading": True}
+    assert offline == {"policy": "offline", "grid": {"beam": [1, 5]}}
+    settings = sweep.expand(s["policies"], "spec")  # every setting builds a policy
+    assert [x.policy for x in settings] == ["wait_k_words"] * 4 + ["offline"] * 2
+    assert p22.spec("m", "en-es", "tst-COMMON", "o", word_ms=280, corpus="/c")["corpus"] == "/c"
+
+
+def row(model, detection, k, laal, bleu, *, ca=300.0, length_diff=0.0):
+    return {"model": model, "split": "tst-COMMON", "policy": "wait_k_words",
+            "setting": f"{detection}_k={k}", "param_k": k, "param_detection": detection,
+            "param_beam": math.nan, "BLEU": bleu, "LAAL": laal, "LAAL_CA": laal + ca,
+            "AL": laal - 100, "AL_CA": laal - 100 + ca, "length_diff": length_diff}
+
+
+def offline(model, beam, bleu):
+    return {"model": model, "split": "tst-COMMON", "policy": "offline",
+            "setting": f"beam={beam}", "param_k": math.nan, "param_detection": math.nan,
+            "param_beam": beam, "BLEU": bleu, "LAAL": 5000.0, "LAAL_CA": 5600.0,
+            "AL": 4900.0, "AL_CA": 5500.0, "length_diff": 0.0}
+
+
+def curves(model, shift=0.0):
+    """fixed: (900, 10) (1500, 14) (2500, 16); adaptive: (1200, 13) (2000, 17) (3000, 18);
+    BLEU + shift."""
+    return [row(model, "fixed", 3, 900, 10 + shift, length_diff=-1.0),
+            row(model, "fixed", 5, 1500, 14 + shift, length_diff=-0.5),
+            row(model, "fixed", 7, 2500, 16 + shift, length_diff=0.25),
+            row(model, "adaptive", 3, 1200, 13 + shift, length_diff=0.5),
+            row(model, "adaptive", 5, 2000, 17 + shift, length_diff=0.75),
+            row(model, "adaptive", 7, 3000, 18 + shift, length_diff=1.0)]
+
+
+def summary(*parts):
+    return pd.DataFrame([r for part in parts for r in part])
+
+
+def by_id(found):
+    return {c.id: c for c in found}
+
+
+def test_table1_has_greedy_and_beam_bleu_per_model():
+    s = summary(curves("T"), [offline("T", 1, 20.0), offline("T", 5, 21.5)],
+                [offline("C", 5, 23.0), offline("C", 1, 22.0)])
+    t = p22.table1(s)
+    assert list(t.columns) == ["model", "BLEU greedy", "BLEU beam-5"]
+    assert t.values.tolist() == [["T", 20.0, 21.5], ["C", 22.0, 23.0]]
+
+
+def test_table2_lists_length_diff_then_bleu_per_k():
+    t = p22.table2(summary(curves("C"), [offline("C", 1, 22.0)]))
+    assert list(t.columns) == ["model", "detection", "k=3", "k=5", "k=7",
+                               "BLEU k=3", "BLEU k=5", "BLEU k=7"]
+    assert t.values.tolist() == [["C", "fixed", -1.0, -0.5, 0.25, 10, 14, 16],
+                                 ["C", "adaptive", 0.5, 0.75, 1.0, 13, 17, 18]]
+
+
+def test_offline_bleu_names_the_dashed_lines():
+    s = summary([offline("T", 1, 20.0), offline("T", 5, 21.5), offline("C", 1, 9.0)])
+    assert p22.offline_bleu(s, "T") == {"offline greedy": 20.0, "offline beam-5": 21.5}
+
+
+@pytest.mark.parametrize("min_x, expected", [
+    # upper (1000, 20) (2000, 24); lower (1500, 19) (2500, 21)
+    # upper's 2000 inside lower's range: lower(2000) = 20 → +4
+    # lower's 1500 inside upper's range: upper(1500) = 22 → +3
+    (0.0, [(1500.0, 3.0), (2000.0, 4.0)]),
+    (1600.0, [(2000.0, 4.0)]),
+    (3000.0, []),
+])
+def test_curve_gaps_interpolate_the_other_curve(min_x, expected):
+    upper = pd.DataFrame({"LAAL": [2000, 1000], "BLEU": [24.0, 20.0]})
+    lower = pd.DataFrame({"LAAL": [1500, 2500], "BLEU": [19.0, 21.0]})
+    assert p22.curve_gaps(upper, lower, min_x=min_x) == expected
+
+
+def test_curve_gaps_of_disjoint_curves_are_empty():
+    a = pd.DataFrame({"LAAL": [100, 200], "BLEU": [1.0, 2.0]})
+    b = pd.DataFrame({"LAAL": [300, 400], "BLEU": [3.0, 4.0]})
+    assert p22.curve_gaps(a, b) == []
+
+
+def test_claims_hold_when_adaptive_conformer_and_ca_are_above():
+    # adaptive − fixed at LAAL ≥ 1000: +1 (1200), +0.5 (1500), +2 (2000), +1.5 (2500)
+    s = summary(curves("T"), curves("C", shift=1.0),
+                [offline("T", 1, 20.0), offline("T", 5, 21.0),
+                 offline("C", 1, 22.0), offline("C", 5, 23.0)])
+    found = by_id(p22.claims(s, transformer="T", conformer="C"))
+    assert set(found) == {"P22-adaptive", "P22-conformer-offline", "P22-conformer-simul",
+                          "P22-CA"}
+    assert all(c.holds for c in found.values())
+    assert "+1.0 at 1200 ms" in found["P22-adaptive"].detail
+    assert "+0.5 at 1500 ms" in found["P22-adaptive"].detail
+    assert found["P22-conformer-offline"].detail == ("offline greedy: 22.0 vs 20.0; "
+                                                     "offline beam-5: 23.0 vs 21.0")
+    assert found["P22-adaptive"].needs_full_run and not found["P22-CA"].needs_full_run
+
+
+def test_adaptive_below_fixed_fails():
+    s = summary([row("C", "fixed", 3, 1200, 15), row("C", "fixed", 5, 2000, 18),
+                 row("C", "adaptive", 3, 1200, 14), row("C", "adaptive", 5, 2000, 17)])
+    assert not by_id(p22.claims(s))["P22-adaptive"].holds
+
+
+def test_low_latency_points_do_not_count_for_the_adaptive_claim():
+    # below 1000 ms adaptive is far worse; from 1000 ms on it is 1 BLEU better
+    s = summary([row("C", "fixed", 3, 500, 12), row("C", "fixed", 5, 1000, 14),
+                 row("C", "fixed", 7, 2000, 16),
+                 row("C", "adaptive", 3, 500, 2), row("C", "adaptive", 5, 1000, 15),
+                 row("C", "adaptive", 7, 2000, 17)])
+    assert by_id(p22.claims(s))["P22-adaptive"].holds
+
+
+def test_curves_without_common_latency_fail_and_say_so():
+    s = summary([row("C", "fixed", 3, 1200, 15), row("C", "fixed", 5, 1400, 16),
+                 row("C", "adaptive", 3, 2000, 17), row("C", "adaptive", 5, 2400, 18)])
+    claim = by_id(p22.claims(s))["P22-adaptive"]
+    assert not claim.holds and "no common latency range" in claim.detail
+
+
+def test_conformer_below_transformer_fails():
+    s = summary(curves("T"), curves("C", shift=-0.5),
+                [offline("T", 1, 20.0), offline("C", 1, 19.0)])
+    found = by_id(p22.claims(s, transformer="T", conformer="C"))
+    assert not found["P22-conformer-simul"].holds
+    assert not found["P22-conformer-offline"].holds
+    assert found["P22-conformer-offline"].detail == "offline greedy: 19.0 vs 20.0"
+
+
+def test_conformer_claims_need_both_models():
+    found = by_id(p22.claims(summary(curves("C")), transformer="T", conformer="C"))
+    assert set(found) == {"P22-adaptive", "P22-CA"}
+
+
+def test_ca_below_nca_fails_and_names_the_setting():
+    s = summary(curves("C")[:2], [row("C", "adaptive", 3, 1500, 14, ca=-20.0)])
+    claim = by_id(p22.claims(s))["P22-CA"]
+    assert not claim.holds
+    assert claim.detail == ("C adaptive_k=3: LAAL_CA 1480 < LAAL 1500; "
+                            "C adaptive_k=3: AL_CA 1380 < AL 1400")

@@ -1,0 +1,121 @@
+"""simul.papers.tutorial: text of units, partial outputs, latency tables, timeline, claims."""
+
+from types import SimpleNamespace
+
+import matplotlib
+import pandas as pd
+import pytest
+
+from simul import plots
+from simul.corpus import Alignment, Word
+from simul.metrics import units as unit_text
+from simul.papers import tutorial as tut
+from simul.records import Record
+
+matplotlib.use("Agg")
+
+CHARS = ["h", "o", "l", "a", "<space>", "m", "u", "n", "d", "o"]
+PIECES = ["▁ho", "la", "▁mun", "do"]
+
+
+@pytest.mark.parametrize("units, text, spans", [
+    (CHARS, "hola mundo", [(0, 3), (5, 9)]),
+    (PIECES, "hola mundo", [(0, 1), (2, 3)]),
+    (["▁", "El", "▁gato"], "El gato", [(1, 1), (2, 2)]),  # a lone ▁ only separates
+    (["<space>", "a", "<space>", "<space>", "b"], "a b", [(1, 1), (4, 4)]),
+    ([], "", []),
+])
+def test_text_and_word_spans(units, text, spans):
+    assert unit_text.text(units) == text
+    assert unit_text.word_spans(units) == spans
+
+
+def record(**kw):
+    base = dict(index=0, prediction="hola mundo", delays=[1000.0, 2000.0],
+                elapsed=[1100.0, 2300.0], prediction_length=2, reference="hola mundo",
+                source_length=2000.0, source=["x.wav", "s0"], units=list(PIECES),
+                # READ to 500, 1000; WRITE 2 units; READ to 1500, 2000; WRITE 2 and finish
+                trace=[(500.0, 0), (1000.0, 0), (1000.0, 2), (1500.0, 0), (2000.0, 0),
+                       (2000.0, 2)],
+                policy="wait_k_frames", settings={"k": 50, "s": 50.0, "n": 2,
+                                                  "reuse_state": True})
+    base.update(kw)
+    return Record(**base)
+
+
+def test_partial_outputs_after_each_write():
+    got = tut.partial_outputs(record())
+    assert got.read_ms.tolist() == [1000.0, 2000.0]
+    assert got["READs before"].tolist() == [2, 2]
+    assert got["new units"].tolist() == [["▁ho", "la"], ["▁mun", "do"]]
+    assert got["units so far"].tolist() == [2, 4]
+    assert got["text so far"].tolist() == ["hola", "hola mundo"]
+
+
+def test_word_latency_is_elapsed_minus_delay():
+    got = tut.word_latency(record())
+    assert got.word.tolist() == ["hola", "mundo"]
+    assert got.compute_ms.tolist() == [100.0, 300.0]
+
+
+def test_metrics_table_by_hand():
+    # one word at 1000 ms of a 2000 ms source, reference of one word:
+    # AL = 1000 − 0; AP = 1000 / (2000 · 1) = 0.5; elapsed 1500 → AL_CA 1500, AP_CA 0.75
+    one = record(prediction="hola", delays=[1000.0], elapsed=[1500.0], prediction_length=1,
+                 reference="hola")
+    got = tut.metrics_table(one).set_index("metric")
+    assert got.loc["AL", "on delays"] == pytest.approx(1000.0)
+    assert got.loc["AL", "on elapsed (computation-aware)"] == pytest.approx(1500.0)
+    assert got.loc["AP", "on delays"] == pytest.approx(0.5)
+    assert got.loc["AP", "on elapsed (computation-aware)"] == pytest.approx(0.75)
+    assert got.loc["AP", "unit"] == "ratio" and got.loc["AL", "unit"] == "ms"
+    assert list(got.index[:2]) == ["BLEU", "chrF"]
+
+
+def test_settings_text():
+    assert plots.settings_text(record(), ["k", "s", "n"]) == "k=50, s=50, n=2"
+    assert plots.settings_text(record()).endswith("reuse_state=True")
+
+
+def test_timeline_draws_reads_writes_words_and_source_words():
+    words = (Word("hello", 100.0, 600.0), Word("world", 700.0, 1500.0))
+    segment = SimpleNamespace(alignment=Alignment(words=words, phonemes=()))
+    ax = plots.timeline(record(), segment)
+    labels = [t.get_text() for t in ax.texts]
+    assert labels == ["hola", "mundo"]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["READ (4)", "WRITE (2)", "end of source"]
+    assert ax.get_xlabel() == "source read (ms)"
+    assert ax.get_ylabel() == "output units written"
+    assert "k=50" in ax.get_title()
+    top = ax.child_axes[0]  # the source words' axis
+    assert [t.get_text() for t in top.get_xticklabels()] == ["hello", "world"]
+
+
+def test_timeline_thins_the_word_labels():
+    units = [u for i in range(10) for u in (f"▁w{i}",)]
+    many = record(units=units, trace=[(100.0 * (i + 1), 1) for i in range(10)],
+                  prediction=" ".join(f"w{i}" for i in range(10)),
+                  delays=[100.0 * (i + 2) for i in range(10)], elapsed=[], prediction_length=10)
+    ax = plots.timeline(many, max_labels=4)
+    # every 3rd word (ceil(10 / 4)) and the last one
+    assert [t.get_text() for t in ax.texts] == ["w0", "w3", "w6", "w9"]
+
+
+def grid(als):
+    return pd.DataFrame([{"policy": "wait_k_frames", "param_k": k, "param_s": s, "AL": al}
+                         for (k, s), al in als.items()])
+
+
+def test_claims_hold():
+    found = {c.id: c for c in tut.claims(record(), grid({(100, 10): 900, (200, 10): 1500,
+                                                         (100, 20): 1200, (200, 20): 1800}))}
+    assert found["T-CA"].holds and found["T-CA"].detail == "AL 1000 ms, AL_CA 1200 ms"
+    assert found["T-k"].holds and found["T-k"].detail == "2 strides, all monotone"
+
+
+def test_claims_fail():
+    late = record(elapsed=[900.0, 2300.0])  # the first word "elapsed" before its delay
+    found = {c.id: c for c in tut.claims(late, grid({(100, 10): 900, (200, 10): 800}))}
+    assert not found["T-CA"].holds and "words [0]" in found["T-CA"].detail
+    assert not found["T-k"].holds and found["T-k"].detail == "s=10: AL 900, 800"
