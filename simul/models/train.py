@@ -66,6 +66,26 @@ def _espnet(module: str, args: list[str], log: Path) -> None:
         raise RuntimeError(f"{module} failed (exit {proc.returncode}); see {log}")
 
 
+def init_params(init: list[dict], name: str) -> list[str]:
+    """ESPnet ``init_param`` entries (``model.pth:src_module:dst_module``) for a recipe's
+    ``simul.init`` list: modules copied from a shipped model before the first update, e.g.
+    ``[{model: blstm_char_en-es, modules: [encoder, ctc]}]`` (same audio, same source units)."""
+    from simul.models.zoo import MODELS_DIR
+
+    out = []
+    for n, entry in enumerate(init):
+        model, modules = entry.get("model"), entry.get("modules")
+        if not isinstance(model, str) or not isinstance(modules, list) or not modules:
+            raise ValueError(f"recipe {name}: simul.init[{n}] needs 'model' (a shipped model) "
+                             "and 'modules' (a list, e.g. [encoder])")
+        path = MODELS_DIR / model / "model.pth"
+        if not path.is_file():
+            raise ValueError(f"recipe {name}: simul.init[{n}]: {path} missing — train and pack "
+                             f"{model} first (`simul train {model}`, `simul models pack`)")
+        out += [f"{path}:{m}:{m}" for m in modules]
+    return out
+
+
 def _data_args(workdir: Path) -> list[str]:
     args = []
     for phase, split in (("train", "train"), ("valid", "dev")):
@@ -103,6 +123,7 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         conf["src_bpemodel"] = str(src_bpe)
     if max_epoch is not None:
         conf["max_epoch"] = max_epoch
+    conf["init_param"] = init_params(recipe["simul"].get("init") or [], name)
     ngpu = ["--ngpu", "1" if device.startswith("cuda") else "0"]
 
     stats = workdir / "stats"  # 3
