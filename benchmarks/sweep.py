@@ -24,10 +24,12 @@ import time
 from pathlib import Path
 
 import torch
+import yaml
 
 from simul import sweep
 from simul.corpus import DEFAULT_ROOT
 from simul.models import zoo
+from simul.models.espnet_st import resolve_model_dir
 
 N21_GRID = {"policy": "wait_k_frames", "grid": {"k": [100, 200], "s": [10, 20], "n": [1, 2, 3]},
             "fixed": {"max_length_ratio": 1.0}}
@@ -70,12 +72,20 @@ def grid(model: str, pair: str, utterances: int, corpus: Path, tmp: Path) -> Non
           .to_string(index=False, float_format=lambda x: f"{x:.1f}"))
 
 
+def _family(model: str) -> str:
+    """"conformer", "transformer" or "blstm", from the model's config (its encoder)."""
+    ref = sweep.resolve_model(model)
+    config, _ = resolve_model_dir(ref.directory)
+    encoder = yaml.safe_load(config.read_text()).get("encoder", "")
+    return encoder if encoder in ("conformer", "transformer") else "blstm"
+
+
 def cost(models: list[str], pair_of: dict, utterances: int, corpus: Path, tmp: Path) -> None:
     print(f"\n## Simultaneous decoding, one utterance at a time ({utterances} segments)")
     print(f"{'model':24s} {'policy':34s} {'RTF':>6s} {'LAAL':>7s} {'LAAL_CA':>8s} "
           f"{'CA−NCA':>7s}")
     for name in models:
-        family = next((f for f in REPRESENTATIVE if name.startswith(f)), "blstm")
+        family = _family(name)
         spec = {"models": [name], "pair": pair_of[name], "splits": ["tst-COMMON"],
                 "corpus": str(corpus), "max_utterances": utterances,
                 "output": str(tmp / f"cost_{Path(name).name}"),
@@ -106,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     print(f"machine: {sweep.machine()}; simul {sweep.git_commit()}")
     models = args.cost_models if args.cost_models is not None else zoo.shipped()
-    pair_of = {m: (zoo.metrics(m).get("pair") or m.rsplit("_", 1)[-1]) for m in models}
+    pair_of = {m: (zoo.metrics(m).get("pair") or m.rsplit("_", 1)[-1]) if m in zoo.shipped()
+               else args.pair for m in models}
     with tempfile.TemporaryDirectory(prefix="simul-bench-") as tmp:
         if not args.skip_grid:
             grid(args.model, args.pair, args.utterances, Path(args.corpus), Path(tmp))
