@@ -44,6 +44,24 @@ def non_increasing(values: Sequence[float], tol: float = 0.0) -> bool:
     return all(b <= a + tol for a, b in zip(values, values[1:], strict=False))
 
 
+def monotone_within(rows: pd.DataFrame, *, by: str | Sequence[str], along: str,
+                    metric: str = "AL", increasing: bool = True,
+                    label=lambda key: str(key)) -> tuple[list[str], int]:
+    """For each group of ``by`` with two or more values of ``along``: is ``metric``
+    monotone (non-decreasing, or non-increasing) as ``along`` grows? Returns the failures
+    (``"<label(key)>: AL 1200, 1100"``) and how many groups were checked."""
+    check = non_decreasing if increasing else non_increasing
+    failures, seen = [], 0
+    for key, group in rows.groupby(by):
+        if group[along].nunique() < 2:
+            continue
+        seen += 1
+        values = group.sort_values(along)[metric].tolist()
+        if not check(values):
+            failures.append(f"{label(key)}: {metric} {fmt(values)}")
+    return failures, seen
+
+
 def fmt(values: Sequence[float], digits: int = 0) -> str:
     return ", ".join(f"{v:.{digits}f}" for v in values)
 

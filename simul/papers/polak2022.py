@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simul.claims import Claim, fmt, non_decreasing
+from simul.claims import Claim, fmt, monotone_within
 from simul.metrics.latency import sentence_latency
 from simul.metrics.score import reference_length
 from simul.records import Record
@@ -229,14 +229,7 @@ def claims(summary: pd.DataFrame, utterances: pd.DataFrame | None = None, *,
     out = []
 
     # §3.2 / §5.1: the chunk size moves every rule along the latency axis
-    failures, seen = [], 0
-    for rule, group in plain.groupby("rule"):
-        if group.chunk_ms.nunique() < 2:
-            continue
-        seen += 1
-        values = group.sort_values("chunk_ms").AL.tolist()
-        if not non_decreasing(values):
-            failures.append(f"{rule}: AL {fmt(values)}")
+    failures, seen = monotone_within(plain, by="rule", along="chunk_ms")
     out.append(Claim("K22-chunk-AL", "AL grows with the chunk size, for every rule",
                      not failures and seen > 0,
                      "; ".join(failures) or f"{seen} rules, all monotone"))

@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-from simul.claims import Claim, fmt, non_decreasing
+from simul.claims import Claim, monotone_within
 from simul.metrics.latency import SIMULEVAL_METRICS
 from simul.metrics.score import score_records
 from simul.metrics.units import text
@@ -76,14 +76,8 @@ def claims(record: Record, grid: pd.DataFrame) -> list[Claim]:
                      bool(scores["AL_CA"] >= scores["AL"]),
                      f"AL {scores['AL']:.0f} ms, AL_CA {scores['AL_CA']:.0f} ms")]
     g = grid[grid.policy == "wait_k_frames"]
-    failures, seen = [], 0
-    for stride, group in g.groupby("param_s"):
-        if group.param_k.nunique() < 2:
-            continue
-        seen += 1
-        values = group.sort_values("param_k").AL.tolist()
-        if not non_decreasing(values):
-            failures.append(f"s={stride:g}: AL {fmt(values)}")
+    failures, seen = monotone_within(g, by="param_s", along="param_k",
+                                     label=lambda s: f"s={s:g}")
     out.append(Claim("T-k", "AL grows with k (at each stride s)", not failures and seen > 0,
                      "; ".join(failures) or f"{seen} strides, all monotone"))
     return out
