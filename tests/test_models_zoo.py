@@ -78,3 +78,43 @@ def test_card_names_the_command_and_the_measured_bleu(fake_run, tmp_path):
     assert "simul train tiny" in card
     assert "| tst-COMMON | greedy | 41.23 | 60.00 | 80 |" in card
     assert "| tst-COMMON | beam 5 | 43.00 |" in card
+
+
+def test_every_recipe_parses_and_its_init_names_a_known_recipe():
+    from simul.models import train
+
+    names = train.recipes()
+    assert {"conformer_bpe_en-es", "blstm_char_en-es", "transformer_bpe_en-es"} <= set(names)
+    for name in names:
+        for entry in train.load_recipe(name)["simul"].get("init") or []:
+            assert entry["model"] in names and entry["model"] != name
+
+
+def test_init_copies_decoder_and_ctc_only_from_a_model_with_the_same_units(tmp_path,
+                                                                            monkeypatch):
+    from simul.models import train
+
+    shipped = tmp_path / "base"
+    shipped.mkdir()
+    (shipped / "model.pth").write_bytes(b"")
+    (shipped / "config.yaml").write_text(
+        "token_list: ['<blank>', '<unk>', a, b, '<sos/eos>']\n"
+        "src_token_list: ['<blank>', '<unk>', x, '<sos/eos>']\n")
+    monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path)
+    same = {"token_list": ["<blank>", "<unk>", "a", "b", "<sos/eos>"],
+            "src_token_list": ["<blank>", "<unk>", "x", "<sos/eos>"]}
+    init = [{"model": "base", "modules": ["encoder.embed", "ctc", "decoder"]}]
+    assert train.init_params(init, "new", same) == [
+        f"{shipped / 'model.pth'}:{m}:{m}" for m in ("encoder.embed", "ctc", "decoder")]
+    # same sizes, different units: ESPnet would copy the rows; refused here
+    swapped = {**same, "token_list": ["<blank>", "<unk>", "b", "a", "<sos/eos>"]}
+    with pytest.raises(ValueError, match="cannot copy 'decoder' from base: its token_list"):
+        train.init_params(init, "new", swapped)
+    other_src = {**same, "src_token_list": ["<blank>", "<unk>", "y", "<sos/eos>"]}
+    with pytest.raises(ValueError, match="cannot copy 'ctc'"):
+        train.init_params(init, "new", other_src)
+    # the encoder alone does not depend on units
+    assert len(train.init_params([{"model": "base", "modules": ["encoder"]}], "new",
+                                 other_src)) == 1
+    with pytest.raises(ValueError, match="train and pack missing first"):
+        train.init_params([{"model": "missing", "modules": ["encoder"]}], "new", same)

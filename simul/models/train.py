@@ -66,10 +66,19 @@ def _espnet(module: str, args: list[str], log: Path) -> None:
         raise RuntimeError(f"{module} failed (exit {proc.returncode}); see {log}")
 
 
-def init_params(init: list[dict], name: str) -> list[str]:
+# Which token list a module's parameters are tied to (its embeddings or output layer).
+UNITS_OF_MODULE = {"decoder": "token_list", "ctc": "src_token_list"}
+
+
+def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] | None = None,
+                ) -> list[str]:
     """ESPnet ``init_param`` entries (``model.pth:src_module:dst_module``) for a recipe's
     ``simul.init`` list: modules copied from a shipped model before the first update, e.g.
-    ``[{model: blstm_char_en-es, modules: [encoder, ctc]}]`` (same audio, same source units)."""
+    ``[{model: blstm_char_en-es, modules: [encoder, ctc]}]`` (same audio, same source units).
+
+    ``token_lists`` (``token_list``/``src_token_list`` → units of this run): a decoder or CTC
+    is only copied from a model with exactly the same units, since its rows are indexed by
+    them (ESPnet would copy mismatched rows silently when the sizes agree)."""
     from simul.models.zoo import MODELS_DIR
 
     out = []
@@ -82,6 +91,14 @@ def init_params(init: list[dict], name: str) -> list[str]:
         if not path.is_file():
             raise ValueError(f"recipe {name}: simul.init[{n}]: {path} missing — train and pack "
                              f"{model} first (`simul train {model}`, `simul models pack`)")
+        shipped = yaml.safe_load((path.parent / "config.yaml").read_text())
+        for module in modules:
+            key = UNITS_OF_MODULE.get(str(module).split(".")[0])
+            if key and token_lists is not None and shipped.get(key) != token_lists.get(key):
+                raise ValueError(
+                    f"recipe {name}: simul.init[{n}]: cannot copy {module!r} from {model}: its "
+                    f"{key} differs from this run's ({len(shipped.get(key) or [])} vs "
+                    f"{len(token_lists.get(key) or [])} units)")
         out += [f"{path}:{m}:{m}" for m in modules]
     return out
 
@@ -123,7 +140,9 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         conf["src_bpemodel"] = str(src_bpe)
     if max_epoch is not None:
         conf["max_epoch"] = max_epoch
-    conf["init_param"] = init_params(recipe["simul"].get("init") or [], name)
+    units = {key: Path(conf[key]).read_text().splitlines()
+             for key in ("token_list", "src_token_list")}
+    conf["init_param"] = init_params(recipe["simul"].get("init") or [], name, units)
     ngpu = ["--ngpu", "1" if device.startswith("cuda") else "0"]
 
     stats = workdir / "stats"  # 3
