@@ -117,3 +117,4 @@ def test_missing_model_file_is_refused(tmp_path):
     (tmp_path / "config.yaml").write_text("encoder: conformer\n")
     with pytest.raises(ModelError, match=r"no model file \(\*\.pth\)"):
         ESPnetST.from_dir(tmp_path)
+

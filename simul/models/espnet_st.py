@@ -272,6 +272,7 @@ class ESPnetST:
         if enc.frames == 0:
             return [Hyp([], 0.0, ended=False)]
         search = self._beam_search(beam)
+        search.nbest = nbest or beam
         prefix = list(prefix)
         primer = [self.sos, *prefix]
         search.set_hyp_primer(primer)
@@ -378,10 +379,19 @@ class ESPnetST:
 
 def _prefix_search_class(base):
     """ESPnet beam search whose initial hypothesis carries a forced prefix (hyp_primer);
-    for RNN decoders, which consume one unit per call, the prefix state is precomputed."""
+    for RNN decoders, which consume one unit per call, the prefix state is precomputed.
+
+    It also stops as soon as the ``nbest`` best hypotheses are known: a hypothesis' score
+    only decreases as it grows (a sum of log-probabilities; the length bonus has weight 0),
+    so once ``nbest`` hypotheses have ended and every running one scores below the
+    ``nbest``-th of them, no continuation can enter the n-best list. ESPnet otherwise runs
+    on until every beam item has ended or the length cap is reached — a beam item caught
+    in a repetition loop makes every search run to the cap. The n-best list returned is
+    the one ESPnet's full search returns (tested)."""
 
     class PrefixBeamSearch(base):
         forced_states = None
+        nbest: int | None = None  # None: ESPnet's own stopping only
 
         def init_hyp(self, x):
             hyps = super().init_hyp(x)
@@ -389,5 +399,16 @@ def _prefix_search_class(base):
                 hyps[0].states["decoder"] = self.forced_states
             return hyps
 
-    return PrefixBeamSearch
+        def post_process(self, i, maxlen, minlen, maxlenratio, running_hyps, ended_hyps):
+            running = super().post_process(i, maxlen, minlen, maxlenratio, running_hyps,
+                                           ended_hyps)
+            if self.nbest is None or len(ended_hyps) < self.nbest or len(running) == 0:
+                return running
+            nth = sorted((float(h.score) for h in ended_hyps), reverse=True)[self.nbest - 1]
+            batched = not isinstance(running, list)  # BatchHypothesis or list[Hypothesis]
+            scores = running.score.tolist() if batched else [float(h.score) for h in running]
+            if max(scores) < nth:
+                return self._batch_select(running, []) if batched else []
+            return running
 
+    return PrefixBeamSearch
