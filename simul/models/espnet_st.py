@@ -28,6 +28,7 @@ import numpy as np
 import torch
 import yaml
 
+from simul.models import fast_decoder
 from simul.models.espnet_env import import_espnet
 
 SAMPLE_RATE = 16000
@@ -144,6 +145,8 @@ class ESPnetST:
 
             self._sp = spm.SentencePieceProcessor(model_file=conf["bpemodel"])
         self._att_x: torch.Tensor | None = None
+        # beam search scores Transformer decoders with key/value caches (fast_decoder)
+        self.fast_decoder = True
 
     @classmethod
     def from_dir(cls, model_dir: str | Path, device: str = "cpu") -> ESPnetST:
@@ -271,7 +274,7 @@ class ESPnetST:
         """ESPnet's beam search, continued from a forced ``prefix``; n-best, best first."""
         if enc.frames == 0:
             return [Hyp([], 0.0, ended=False)]
-        search = self._beam_search(beam)
+        search = self._beam_search(beam, enc.states)
         search.nbest = nbest or beam
         prefix = list(prefix)
         primer = [self.sos, *prefix]
@@ -296,12 +299,15 @@ class ESPnetST:
             _, s = dec.score(torch.tensor(primer[:t], device=self.device), s, enc.states)
         return s
 
-    def _beam_search(self, beam: int):
+    def _beam_search(self, beam: int, memory: torch.Tensor | None = None):
         bs = import_espnet("espnet.nets.beam_search")
         bbs = import_espnet("espnet.nets.batch_beam_search")
         scorer_if = import_espnet("espnet.nets.scorer_interface")
         length_bonus = import_espnet("espnet.nets.scorers.length_bonus")
-        scorers = {"decoder": self.model.decoder,
+        decoder = self.model.decoder
+        if memory is not None and self.fast_decoder and fast_decoder.supports(decoder):
+            decoder = fast_decoder.CachedTransformerScorer(decoder, memory)
+        scorers = {"decoder": decoder,
                    "length_bonus": length_bonus.LengthBonus(len(self.token_list))}
         weights = {"decoder": 1.0, "ctc": 0.0, "lm": 1.0, "ngram": 0.9, "length_bonus": 0.0}
         batch = all(isinstance(v, scorer_if.BatchScorerInterface) for v in scorers.values())

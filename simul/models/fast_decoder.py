@@ -1,0 +1,147 @@
+"""Beam-search scoring for ESPnet2's Transformer decoder with key/value caches.
+
+ESPnet's ``TransformerDecoder.batch_score`` caches each layer's *outputs*, so at every step
+it re-normalises and re-projects the keys and values of all earlier units (self-attention)
+and of every encoder frame (source attention), for every beam item. A simultaneous policy
+runs a beam search after every chunk, so this dominates its computation time.
+
+:class:`CachedTransformerScorer` computes the same function from the same parameters, but
+keeps per hypothesis the self-attention keys and values of the earlier units, and projects
+the encoder output once per search (all beam items attend to the same one). Each step then
+touches only the newest unit. The arithmetic is ESPnet's (same modules, same order of
+operations per position); only the shapes of the matrix products differ, so scores agree
+to float rounding and the decoded units are the same (tested against ESPnet's scorer and
+against ``Speech2Text``).
+
+Used by :meth:`simul.models.espnet_st.ESPnetST.beam_search` for decoders it
+:func:`supports`: ESPnet's standard layers with the default attention (no SDPA or flash
+attention, no ``concat_after``, no sequential attention); others keep ESPnet's scorer.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from simul.models.espnet_env import import_espnet
+
+
+def supports(decoder) -> bool:
+    """Whether ``decoder`` is a Transformer decoder this scorer computes exactly."""
+    td = import_espnet("espnet2.asr.decoder.transformer_decoder")
+    layer_mod = import_espnet("espnet.nets.pytorch_backend.transformer.decoder_layer")
+    attn_mod = import_espnet("espnet.nets.pytorch_backend.transformer.attention")
+    if type(decoder) is not td.TransformerDecoder or decoder.output_layer is None:
+        return False
+    for layer in decoder.decoders:
+        if type(layer) is not layer_mod.DecoderLayer or layer.concat_after:
+            return False
+        if getattr(layer, "sequential_attn", None) is not None:
+            return False
+        for att in (layer.self_attn, layer.src_attn):
+            if type(att) is not attn_mod.MultiHeadedAttention:
+                return False
+            if getattr(att, "use_sdpa", False) or getattr(att, "use_flash_attn", False):
+                return False
+    return True
+
+
+def _heads(att, x: torch.Tensor, linear) -> torch.Tensor:
+    """(B, L, D) → (B, H, L, d_k) through one of the attention's projections."""
+    return linear(x).view(x.shape[0], -1, att.h, att.d_k).transpose(1, 2)
+
+
+def _attend(att, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """ESPnet's default scaled dot-product attention of ``q`` (B, H, 1, d_k) over k, v."""
+    scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(att.d_k)
+    x = torch.matmul(torch.softmax(scores, dim=-1), v)  # (B, H, 1, d_k)
+    return att.linear_out(x.transpose(1, 2).contiguous().view(q.shape[0], -1, att.h * att.d_k))
+
+
+class CachedTransformerScorer(import_espnet("espnet.nets.scorer_interface").BatchScorerInterface):
+    """ESPnet ``BatchScorerInterface`` over a Transformer decoder, for one encoder output.
+
+    A hypothesis' state is a tuple with, per layer, the self-attention keys and values of
+    its units so far, each (H, L, d_k)."""
+
+    def __init__(self, decoder, memory: torch.Tensor):
+        self.decoder = decoder
+        self.memory = memory  # (T, D); held, so its storage cannot be reused meanwhile
+        self._memory_kv = None
+
+    def memory_kv(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Source-attention keys and values of the encoder output, per layer: (1, H, T, d_k)."""
+        if self._memory_kv is None:
+            m = self.memory.unsqueeze(0)
+            self._memory_kv = [
+                (layer.src_attn.k_norm(_heads(layer.src_attn, m, layer.src_attn.linear_k)),
+                 _heads(layer.src_attn, m, layer.src_attn.linear_v))
+                for layer in self.decoder.decoders]
+        return self._memory_kv
+
+    def init_state(self, x):
+        return None
+
+    def select_state(self, state, i, new_id=None):
+        return None if state is None else state[i]
+
+    def score(self, ys, state, x):
+        logp, states = self.batch_score(ys.unsqueeze(0), [state], x.unsqueeze(0))
+        return logp[0], states[0]
+
+    def batch_score(self, ys: torch.Tensor, states: list, xs: torch.Tensor):
+        if xs.shape[-2:] != self.memory.shape or xs.data_ptr() != self.memory.data_ptr():
+            raise ValueError("CachedTransformerScorer was built for another encoder output")
+        if states[0] is None:  # the primer, in one causal pass (ESPnet's own forward)
+            logp, cache = self._primer(ys)
+        else:
+            cache = [(torch.stack([s[i][0] for s in states]),
+                      torch.stack([s[i][1] for s in states]))
+                     for i in range(len(self.decoder.decoders))]
+            logp, cache = self._step(ys, cache)
+        return logp, [tuple((k[b], v[b]) for k, v in cache) for b in range(ys.shape[0])]
+
+    def _primer(self, ys: torch.Tensor):
+        """Log-probabilities after ``ys`` (B, L) and the keys/values of all its units: ESPnet's
+        full causal pass gives each layer's outputs, whose projections are the keys and
+        values the next steps attend to."""
+        dec = self.decoder
+        mask = import_espnet("espnet.nets.pytorch_backend.transformer.mask").subsequent_mask(
+            ys.shape[1], device=ys.device).unsqueeze(0)
+        memory = self.memory.unsqueeze(0).expand(ys.shape[0], *self.memory.shape)
+        logp, outputs = dec.forward_one_step(ys, mask, memory, cache=None)
+        cache = []
+        for layer, inputs in zip(dec.decoders, [dec.embed(ys), *outputs[:-1]], strict=True):
+            sa = layer.self_attn
+            h = layer.norm1(inputs) if layer.normalize_before else inputs
+            cache.append((sa.k_norm(_heads(sa, h, sa.linear_k)), _heads(sa, h, sa.linear_v)))
+        return logp, cache
+
+    def _step(self, ys: torch.Tensor, cache):
+        """Log-probabilities after ``ys`` (B, L), given the keys/values of ys[:, :-1]."""
+        dec = self.decoder
+        x = dec.embed(ys)[:, -1:]  # the embedding layer adds the positional encoding
+        new_cache = []
+        for i, (layer, (mk, mv)) in enumerate(zip(dec.decoders, self.memory_kv(), strict=True)):
+            sa, ca = layer.self_attn, layer.src_attn
+            residual = x
+            h = layer.norm1(x) if layer.normalize_before else x
+            k = torch.cat([cache[i][0], sa.k_norm(_heads(sa, h, sa.linear_k))], dim=2)
+            v = torch.cat([cache[i][1], _heads(sa, h, sa.linear_v)], dim=2)
+            new_cache.append((k, v))
+            x = residual + _attend(sa, sa.q_norm(_heads(sa, h, sa.linear_q)), k, v)
+            if not layer.normalize_before:
+                x = layer.norm1(x)
+            residual = x
+            h = layer.norm2(x) if layer.normalize_before else x
+            x = residual + _attend(ca, ca.q_norm(_heads(ca, h, ca.linear_q)), mk, mv)
+            if not layer.normalize_before:
+                x = layer.norm2(x)
+            residual = x
+            h = layer.norm3(x) if layer.normalize_before else x
+            x = residual + layer.feed_forward(h)
+            if not layer.normalize_before:
+                x = layer.norm3(x)
+        y = dec.after_norm(x[:, -1]) if dec.normalize_before else x[:, -1]
+        return torch.log_softmax(dec.output_layer(y), dim=-1), new_cache

@@ -1,0 +1,59 @@
+"""The cached Transformer scorer against ESPnet's own decoder scoring (tiny random model)."""
+
+import pytest
+import torch
+
+from simul.models import fast_decoder
+from simul.models.espnet_st import ESPnetST
+from tests.conftest import make_tiny_model
+
+
+@pytest.fixture(scope="module")
+def adapter(tmp_path_factory):
+    return ESPnetST.from_dir(make_tiny_model(tmp_path_factory.mktemp("tiny"), "transformer"))
+
+
+def test_scores_and_states_follow_espnet(adapter, speech):
+    dec = adapter.model.decoder
+    assert fast_decoder.supports(dec)
+    enc = adapter.encode(speech)
+    ours = fast_decoder.CachedTransformerScorer(dec, enc.states)
+    g = torch.Generator().manual_seed(0)
+    ys = torch.cat([torch.full((3, 1), adapter.sos),
+                    torch.randint(1, len(adapter.token_list) - 1, (3, 6), generator=g)], 1)
+    xs = enc.states.expand(3, *enc.states.shape)
+    with torch.inference_mode():
+        # primer of three units, then four single-unit steps, as a beam search calls it
+        theirs_logp, theirs_state = dec.batch_score(ys[:, :3], [None] * 3, xs)
+        our_logp, our_state = ours.batch_score(ys[:, :3], [None] * 3, xs)
+        assert torch.allclose(our_logp, theirs_logp, atol=1e-5)
+        for t in range(4, ys.shape[1] + 1):
+            order = [2, 0, 1]  # the beam reorders hypotheses between steps
+            theirs_state = [theirs_state[b] for b in order]
+            our_state = [our_state[b] for b in order]
+            ys = ys[order]
+            theirs_logp, theirs_state = dec.batch_score(ys[:, :t], theirs_state, xs)
+            our_logp, our_state = ours.batch_score(ys[:, :t], our_state, xs)
+            assert torch.allclose(our_logp, theirs_logp, atol=1e-5)
+            assert all(len(s) == len(dec.decoders) and s[0][0].shape[1] == t for s in our_state)
+        with pytest.raises(ValueError, match="another encoder output"):
+            ours.batch_score(ys, our_state, enc.states[:-1].expand(3, -1, -1))
+
+
+def test_beam_search_units_equal_espnet_scoring(adapter, speech):
+    enc = adapter.encode(speech)
+    free = adapter.greedy(enc).tokens
+    for prefix in ([], free[:2], free[:5]):
+        for beam in (1, 3, 5):
+            adapter.fast_decoder = True
+            fast = adapter.beam_search(enc, prefix, beam=beam)
+            adapter.fast_decoder = False
+            slow = adapter.beam_search(enc, prefix, beam=beam)
+            assert [h.tokens for h in fast] == [h.tokens for h in slow]
+            assert [h.score for h in fast] == pytest.approx([h.score for h in slow], abs=1e-4)
+    adapter.fast_decoder = True
+
+
+def test_rnn_decoders_keep_espnet_scoring(tmp_path):
+    adapter = ESPnetST.from_dir(make_tiny_model(tmp_path, "rnn"))
+    assert not fast_decoder.supports(adapter.model.decoder)
