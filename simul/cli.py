@@ -67,7 +67,7 @@ def _models(args: argparse.Namespace) -> int:
 
     if args.models_command == "pack":
         out = zoo.pack(args.run, args.name, pair=args.pair, n_average=args.average,
-                       command=args.command_line)
+                       command=args.command_line, dev_utterances=args.dev_utterances)
         print(f"packed {out}")
         return 0
     if args.models_command == "eval":
@@ -187,6 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--pair", required=True)
     q.add_argument("--average", type=int, default=3, help="last N epoch snapshots [3]")
     q.add_argument("--command-line", default="", help="the command that trained it")
+    q.add_argument("--dev-utterances", type=int, default=100,
+                   help="greedy dev BLEU of each kept snapshot on this many segments [100]")
     q = mcmds.add_parser("eval", help="offline BLEU (greedy, beam 5) → metrics.json")
     q.add_argument("name")
     q.add_argument("--max-utterances", type=int, default=None)

@@ -118,3 +118,16 @@ def test_init_copies_decoder_and_ctc_only_from_a_model_with_the_same_units(tmp_p
                                  other_src)) == 1
     with pytest.raises(ValueError, match="train and pack missing first"):
         train.init_params([{"model": "missing", "modules": ["encoder"]}], "new", same)
+
+
+@pytest.mark.corpus
+def test_pack_measures_dev_bleu_of_every_snapshot(fake_run, tmp_path):
+    out = zoo.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path, dev_utterances=2,
+                   progress=False)
+    rows = [line.split(",") for line in (out / "learning_curve.csv").read_text().splitlines()]
+    col = rows[0].index("dev_bleu_greedy")
+    assert [r[0] for r in rows[1:]] == ["1", "2", "3"]  # epoch 3 has a snapshot, no log line
+    assert all(0.0 <= float(r[col]) <= 100.0 for r in rows[1:])
+    info = json.loads((out / "simul.json").read_text())
+    assert info["dev_utterances"] == 2 and 0.0 <= info["dev_bleu_greedy_averaged"] <= 100.0
+    assert (out / "learning_curve.png").stat().st_size > 10_000

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import torch
 import yaml
+from tqdm import tqdm
 
 from simul.models.espnet_st import ESPnetST
 
@@ -91,12 +92,8 @@ def learning_curve(exp_dir: Path) -> list[dict]:
     return rows
 
 
-def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
-         out_root: Path = MODELS_DIR, command: str = "") -> Path:
-    """Copy a trained ESPnet ST run into ``out_root/name`` with relative paths."""
-    exp_dir = Path(exp_dir)
-    out = out_root / name
-    out.mkdir(parents=True, exist_ok=True)
+def _packed_config(exp_dir: Path, out: Path) -> dict:
+    """The run's config.yaml with paths relative to ``out`` (files copied there)."""
     conf = yaml.safe_load((exp_dir / "config.yaml").read_text())
     for key in ("bpemodel", "src_bpemodel"):
         if conf.get(key):
@@ -115,15 +112,91 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
                 "train_shape_file", "valid_shape_file"):
         conf.pop(key, None)
     (out / "config.yaml").write_text(yaml.safe_dump(conf, allow_unicode=True, sort_keys=False))
-    files = epoch_files(exp_dir)[-n_average:]
+    return conf
+
+
+def dev_bleu(model_dir: Path, pair: str, utterances: int, *, corpus_root=None) -> float:
+    """Greedy BLEU of a model directory on the first ``utterances`` dev segments."""
+    from simul import decode
+    from simul.corpus import DEFAULT_ROOT
+    from simul.metrics.quality import corpus_quality
+
+    model = ESPnetST.from_dir(model_dir)
+    recs = list(decode.offline_records(model, model_name=model_dir.name, pair=pair,
+                                       split="dev", max_utterances=utterances,
+                                       corpus_root=corpus_root or DEFAULT_ROOT,
+                                       progress=False))
+    return corpus_quality([r.prediction for r in recs], [r.reference for r in recs]).bleu
+
+
+def plot_curve(curve: list[dict], path: Path) -> None:
+    """Loss, accuracy and BLEU per epoch, three panels, as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [("loss", ["train_loss", "valid_loss"]), ("accuracy", ["train_acc", "valid_acc"]),
+              ("BLEU", ["valid_bleu", "dev_bleu_greedy"])]
+    labels = {"valid_bleu": "valid, teacher-forced (ESPnet)",
+              "dev_bleu_greedy": "dev, greedy decoding"}
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
+    for ax, (title, keys) in zip(axes, panels, strict=True):
+        for key in keys:
+            pts = [(r["epoch"], r[key]) for r in curve if r.get(key) not in (None, "")]
+            if pts:
+                ax.plot(*zip(*pts, strict=True), marker="o",
+                        label=labels.get(key, key.split("_")[0]))
+        ax.set_xlabel("epoch")
+        ax.set_ylabel(title)
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
+         out_root: Path = MODELS_DIR, command: str = "", dev_utterances: int = 0,
+         corpus_root=None, progress: bool = True) -> Path:
+    """Copy a trained ESPnet ST run into ``out_root/name`` with relative paths.
+
+    ``dev_utterances`` > 0 also decodes that many dev segments greedily with every kept
+    epoch snapshot and with the average, for the learning curve (ESPnet's own validation
+    BLEU is teacher-forced)."""
+    exp_dir = Path(exp_dir)
+    out = out_root / name
+    out.mkdir(parents=True, exist_ok=True)
+    _packed_config(exp_dir, out)
+    snapshots = epoch_files(exp_dir)
+    files = snapshots[-n_average:]
     torch.save(average(files), out / "model.pth")
     curve = learning_curve(exp_dir)
+    info = {"pair": pair, "averaged": [f.name for f in files], "command": command,
+            "run": str(exp_dir)}
+    if dev_utterances > 0:
+        import tempfile
+
+        by_epoch = {r["epoch"]: r for r in curve}
+        for f in tqdm(snapshots, desc="dev BLEU per snapshot", disable=not progress):
+            with tempfile.TemporaryDirectory() as tmp:
+                shutil.copy(out / "config.yaml", tmp)
+                for extra in ("bpe.model", "src_bpe.model", "feats_stats.npz"):
+                    if (out / extra).is_file():
+                        (Path(tmp) / extra).symlink_to(out / extra)
+                (Path(tmp) / "model.pth").symlink_to(f.resolve())
+                epoch = int(f.name.split("epoch")[0])
+                by_epoch.setdefault(epoch, {"epoch": epoch})["dev_bleu_greedy"] = round(
+                    dev_bleu(Path(tmp), pair, dev_utterances, corpus_root=corpus_root), 2)
+        curve = sorted(by_epoch.values(), key=lambda r: r["epoch"])
+        info["dev_utterances"] = dev_utterances
+        info["dev_bleu_greedy_averaged"] = round(
+            dev_bleu(out, pair, dev_utterances, corpus_root=corpus_root), 2)
     if curve:
         keys = sorted({k for r in curve for k in r}, key=lambda k: (k != "epoch", k))
         lines = [",".join(keys)] + [",".join(str(r.get(k, "")) for k in keys) for r in curve]
         (out / "learning_curve.csv").write_text("\n".join(lines) + "\n")
-    info = {"pair": pair, "averaged": [f.name for f in files], "command": command,
-            "run": str(exp_dir)}
+        plot_curve(curve, out / "learning_curve.png")
     (out / "simul.json").write_text(json.dumps(info, indent=1) + "\n")
     return out
 
@@ -188,6 +261,11 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
                      f"| {r['ms_per_utterance']:.0f} |")
     if results:
         lines += ["", f"Signature: `{next(iter(results.values()))['signature']}`"]
-    lines += ["", "Learning curve: `learning_curve.csv` (ESPnet's per-epoch train/valid stats)."]
+    lines += ["", "Learning curve: `learning_curve.csv` and `learning_curve.png` (ESPnet's "
+              "per-epoch train/valid statistics; its valid BLEU is teacher-forced)."]
+    if "dev_bleu_greedy_averaged" in info:
+        lines += [f"Greedy BLEU on the first {info['dev_utterances']} dev segments: "
+                  f"{info['dev_bleu_greedy_averaged']:.2f} for the averaged model; per kept "
+                  "snapshot in the column `dev_bleu_greedy`."]
     (out / "card.md").write_text("\n".join(lines) + "\n")
     return out / "card.md"
