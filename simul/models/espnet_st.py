@@ -145,8 +145,10 @@ class ESPnetST:
 
             self._sp = spm.SentencePieceProcessor(model_file=conf["bpemodel"])
         self._att_x: torch.Tensor | None = None
-        # beam search scores Transformer decoders with key/value caches (fast_decoder)
+        # beam search scores Transformer decoders with key/value caches (fast_decoder) and
+        # stops once its n-best list is settled; False/False: ESPnet's search as it is
         self.fast_decoder = True
+        self.stop_early = True
 
     @classmethod
     def from_dir(cls, model_dir: str | Path, device: str = "cpu") -> ESPnetST:
@@ -275,7 +277,7 @@ class ESPnetST:
         if enc.frames == 0:
             return [Hyp([], 0.0, ended=False)]
         search = self._beam_search(beam, enc.states)
-        search.nbest = nbest or beam
+        search.nbest = (nbest or beam) if self.stop_early else None
         prefix = list(prefix)
         primer = [self.sos, *prefix]
         search.set_hyp_primer(primer)
