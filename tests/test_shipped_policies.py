@@ -1,0 +1,93 @@
+"""Every policy on every shipped model, a few tst-COMMON segments (issue: policies).
+
+Skipped while no model is shipped. Properties: reading the whole input first gives the
+offline output unit for unit; reads never go backwards and never past the end; no word is
+delayed beyond the source; the run ends with the whole source read."""
+
+import json
+
+import pytest
+
+from simul.corpus import DEFAULT_ROOT, load_list
+from simul.models import zoo
+from simul.policies import make
+from simul.policies.offline import Offline
+from simul.simulate import simulate
+
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]
+
+MODELS = zoo.shipped()
+WHOLE = 10_000_000  # a first read longer than any segment
+
+# (policy, settings making the first read cover the whole input, offline beam it equals)
+WHOLE_INPUT = [
+    ("wait_k_frames", {"k": WHOLE}, 1),
+    ("wait_k_words", {"k": 10_000, "detection": "fixed"}, 1),
+    ("wait_k_words", {"k": 10_000, "detection": "adaptive"}, 1),
+    ("predecision", {"trigger": "fixed", "k": 10_000}, 1),
+    ("wait_k_catchup", {"k": 10_000}, 1),
+    ("onlinization", {"chunk_ms": WHOLE, "beam": 5}, 5),
+    ("alignatt", {"chunk_ms": WHOLE}, 1),
+    ("edatt", {"chunk_ms": WHOLE}, 1),
+]
+# ordinary low-latency settings of every policy
+SIMULTANEOUS = [
+    ("wait_k_frames", {"k": 100, "s": 20, "n": 2}),
+    ("wait_k_words", {"k": 3, "detection": "fixed"}),
+    ("wait_k_words", {"k": 3, "detection": "adaptive"}),
+    ("predecision", {"trigger": "fixed", "step_ms": 280, "k": 3}),
+    ("predecision", {"trigger": "word", "k": 2}),
+    ("onlinization", {"chunk_ms": 1000, "rule": "la", "n": 2, "beam": 3}),
+    ("wait_k_catchup", {"k": 3, "stride_ms": 300, "catchup": 0.25}),
+    ("alignatt", {"chunk_ms": 500, "frames": 2}),
+    ("edatt", {"chunk_ms": 500, "alpha": 0.3}),
+]
+
+
+def _applies(model, name: str, settings: dict) -> bool:
+    if settings.get("detection") == "adaptive" and model.model.ctc is None:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module", params=MODELS or [None], ids=MODELS or ["none"])
+def shipped(request):
+    if request.param is None:
+        pytest.skip("no shipped model yet (data/models/ is empty)")
+    name = request.param
+    pair = json.loads((zoo.MODELS_DIR / name / "simul.json").read_text())["pair"]
+    segments = load_list(DEFAULT_ROOT, pair, "tst-COMMON", limit=3)
+    model = zoo.load(name)
+    offline = {beam: [simulate(model, Offline(beam=beam), s).units for s in segments]
+               for beam in (1, 5)}
+    return name, model, segments, offline
+
+
+@pytest.mark.parametrize(("name", "settings", "beam"), WHOLE_INPUT,
+                         ids=[f"{n}-{'-'.join(map(str, s.values()))}" for n, s, _ in WHOLE_INPUT])
+def test_reading_everything_first_gives_the_offline_output(shipped, name, settings, beam):
+    model_name, model, segments, offline = shipped
+    if not _applies(model, name, settings):
+        pytest.skip(f"{name} {settings} needs a source CTC; {model_name} has none")
+    got = [simulate(model, make(name, settings), s).units for s in segments]
+    assert got == offline[beam]
+    assert any(got)  # a shipped model translates
+
+
+@pytest.mark.parametrize(("name", "settings"), SIMULTANEOUS,
+                         ids=[f"{n}-{'-'.join(map(str, s.values()))}" for n, s in SIMULTANEOUS])
+def test_simultaneous_runs_read_forward_and_end_with_the_whole_source(shipped, name, settings):
+    model_name, model, segments, offline = shipped
+    if not _applies(model, name, settings):
+        pytest.skip(f"{name} {settings} needs a source CTC; {model_name} has none")
+    early = []
+    for seg in segments:
+        rec = simulate(model, make(name, settings), seg)
+        reads = [r for r, _ in rec.trace]
+        assert reads == sorted(reads) and reads[-1] == rec.source_length
+        assert rec.prediction_length == len(rec.delays) == len(rec.elapsed) > 0
+        assert rec.delays == sorted(rec.delays)
+        assert all(0 < d <= rec.source_length for d in rec.delays)
+        assert all(e >= d for e, d in zip(rec.elapsed, rec.delays, strict=True))
+        early.append(rec.delays[0] < rec.source_length)
+    assert any(early)  # it really is simultaneous: words come before the end of the source
