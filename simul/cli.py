@@ -67,7 +67,8 @@ def _models(args: argparse.Namespace) -> int:
 
     if args.models_command == "pack":
         out = zoo.pack(args.run, args.name, pair=args.pair, n_average=args.average,
-                       command=args.command_line, dev_utterances=args.dev_utterances)
+                       command=args.command_line, dev_utterances=args.dev_utterances,
+                       float16=not args.float32)
         print(f"packed {out}")
         return 0
     if args.models_command == "eval":
@@ -189,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--command-line", default="", help="the command that trained it")
     q.add_argument("--dev-utterances", type=int, default=100,
                    help="greedy dev BLEU of each kept snapshot on this many segments [100]")
+    q.add_argument("--float32", action="store_true",
+                   help="store the weights in float32 (default float16: half the file size)")
     q = mcmds.add_parser("eval", help="offline BLEU (greedy, beam 5) → metrics.json")
     q.add_argument("name")
     q.add_argument("--max-utterances", type=int, default=None)

@@ -35,12 +35,23 @@ def test_average_of_the_last_snapshots(fake_run, tmp_path):
     out = zoo.pack(exp, "tiny", pair="en-es", n_average=2, out_root=tmp_path)
     packed = torch.load(out / "model.pth")
     key = next(k for k, v in state.items() if v.is_floating_point())
-    torch.testing.assert_close(packed[key], state[key] + 1.5)  # mean of +1 and +2
+    assert packed[key].dtype == torch.float16  # stored small, loaded into float32 modules
+    torch.testing.assert_close(packed[key].float(), state[key] + 1.5,  # mean of +1 and +2
+                               atol=2e-3, rtol=1e-3)  # float16: 11 significant bits
     info = json.loads((out / "simul.json").read_text())
     assert info["averaged"] == ["2epoch.pth", "3epoch.pth"] and info["pair"] == "en-es"
     curve = (out / "learning_curve.csv").read_text().splitlines()
     assert curve[0].split(",")[0] == "epoch" and len(curve) == 3
     assert "valid_bleu" in curve[0] and curve[2].split(",")[0] == "2"
+
+
+def test_float32_when_asked(fake_run, tmp_path):
+    exp, state = fake_run
+    out = zoo.pack(exp, "tiny", pair="en-es", n_average=1, out_root=tmp_path, float16=False)
+    packed = torch.load(out / "model.pth")
+    key = next(k for k, v in state.items() if v.is_floating_point())
+    assert packed[key].dtype == torch.float32
+    torch.testing.assert_close(packed[key], state[key] + 2.0)  # the last snapshot alone
 
 
 def test_learning_curve_parsing(fake_run):
