@@ -260,7 +260,8 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
              f"- averaged snapshots: {', '.join(info['averaged'])}; weights stored in "
              f"{info.get('stored', 'float32')}, computed in float32",
              "", "Made by:", "", "```", info.get("command") or f"simul train {name}",
-             f"simul models pack RUN/exp {name} --pair {info['pair']}",
+             f"simul models pack RUN/exp {name} --pair {info['pair']} "
+             f"--average {len(info['averaged'])}",
              f"simul models eval {name}", "```", "",
              "Offline BLEU (sacrebleu, full splits of the mini corpus):", "",
              "| split | decoding | BLEU | chrF | ms/utt |", "|---|---|---|---|---|"]
