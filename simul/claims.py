@@ -27,7 +27,10 @@ class Claim:
 
 def report(claims: Sequence[Claim], out_dir: str | Path | None = None) -> pd.DataFrame:
     """The claims as a table; saved as ``claims.csv`` and ``claims.md`` under ``out_dir``."""
-    table = pd.DataFrame([asdict(c) for c in claims])
+    from dataclasses import fields
+
+    columns = [f.name for f in fields(Claim)]  # kept when no claim could be checked
+    table = pd.DataFrame([asdict(c) for c in claims], columns=columns)
     if out_dir is not None:
         from simul.tables import save
 

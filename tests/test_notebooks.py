@@ -38,12 +38,17 @@ def test_every_notebook_runs_without_error(quick_run):
 @pytest.mark.parametrize("name", [nb.name for nb in reproduce.NOTEBOOKS
                                   if nb.name != "tutorial"])
 def test_quick_decidable_claims_hold(quick_run, name):
-    root, _ = quick_run
+    root, done = quick_run
     path = root / "figures" / name / "claims.csv"
     assert path.is_file(), f"{name} saved no claims table"
     if not zoo.shipped():
         pytest.skip("no model shipped yet: the notebooks skipped every part")
     table = pd.read_csv(path)
+    if table.empty:  # allowed only when the notebook said it skipped its unshipped models
+        text = done[name].read_text()
+        if "is not shipped yet" not in text:
+            pytest.fail(f"{name}: no claims checked, and the notebook skipped no part")
+        pytest.skip(f"{name}: its models are not shipped yet (the notebook says so)")
     quick = table[~table.needs_full_run.astype(bool)]
     failed = quick[~quick.holds.astype(bool)]
     assert failed.empty, failed[["id", "text", "detail"]].to_string()
@@ -57,4 +62,7 @@ def test_tables_have_metric_columns(quick_run):
     assert csvs
     for path in csvs:
         table = pd.read_csv(path)
-        assert any(c.startswith("BLEU") for c in table.columns), path
+        # settings' tables carry BLEU; per-utterance tables (K22 §5.4) carry latency;
+        # long tables (the tutorial's one record) name their metrics in a column
+        names = list(table.columns) + list(table.get("metric", []))
+        assert any(str(c).startswith(("BLEU", "AL", "min AL")) for c in names), path

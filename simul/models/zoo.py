@@ -117,6 +117,7 @@ def _packed_config(exp_dir: Path, out: Path) -> dict:
         conf["encoder"] = "rnn"
         conf["encoder_conf"]["dropout"] = 0.0  # RNNP would apply it at inference too
     conf["output_dir"] = "."
+    conf.pop("config", None)  # the run's own config file, an absolute path elsewhere
     for key in ("train_data_path_and_name_and_type", "valid_data_path_and_name_and_type",
                 "train_shape_file", "valid_shape_file"):
         conf.pop(key, None)
