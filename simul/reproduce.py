@@ -23,6 +23,7 @@ FIGURES_DIR = REPO / "figures"
 EXECUTED_DIR = NOTEBOOKS_DIR / "executed"
 RUNS_DIR = REPO / "runs"
 QUICK_UTTERANCES = 4
+QUICK_CELL_TIMEOUT_S = 900
 
 
 @dataclass(frozen=True)
@@ -80,12 +81,18 @@ def run(only: list[str] | None = None, *, quick: bool = False,
                   "workers": 1 if quick else None}  # a few utterances: no pool to start
         if corpus:
             params["corpus"] = str(Path(corpus).resolve())
+        if nb.name == "tutorial":
+            # nobody moves sliders in a batch run, and a kernel's widget messages can leave
+            # the papermill client waiting for a reply forever (seen once in a fresh clone)
+            params["sliders"] = False
         out = executed_dir / nb.file
         t0 = time.perf_counter()
         log(f"[{nb.name}] {nb.what}")
         pm.execute_notebook(NOTEBOOKS_DIR / nb.file, out, parameters=params,
                             cwd=str(NOTEBOOKS_DIR), kernel_name="python3", progress_bar=False,
-                            log_output=False)
+                            log_output=False,
+                            # a quick run's cells take seconds: a stuck one fails, not hangs
+                            execution_timeout=QUICK_CELL_TIMEOUT_S if quick else None)
         log(f"[{nb.name}] {time.perf_counter() - t0:.0f} s → {out}, "
             f"{figures_dir / nb.name}/")
         done[nb.name] = out
