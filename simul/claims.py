@@ -10,7 +10,7 @@ claims are checked by ``tests/test_reproduce_full.py``, run by ``make reproduce`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import pandas as pd
@@ -27,8 +27,6 @@ class Claim:
 
 def report(claims: Sequence[Claim], out_dir: str | Path | None = None) -> pd.DataFrame:
     """The claims as a table; saved as ``claims.csv`` and ``claims.md`` under ``out_dir``."""
-    from dataclasses import fields
-
     columns = [f.name for f in fields(Claim)]  # kept when no claim could be checked
     table = pd.DataFrame([asdict(c) for c in claims], columns=columns)
     if out_dir is not None:

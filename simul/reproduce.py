@@ -31,11 +31,15 @@ class Notebook:
     name: str  # figures/<name>/
     file: str  # notebooks/<file>
     what: str
+    batch: tuple[tuple[str, object], ...] = ()  # parameters of a papermill run, beyond the common
 
 
 NOTEBOOKS = (
     Notebook("tutorial", "tutorial.ipynb",
-             "one utterance, its READ/WRITE timeline, partial outputs"),
+             "one utterance, its READ/WRITE timeline, partial outputs",
+             # nobody moves sliders in a batch run, and a kernel's widget messages once left
+             # the papermill client waiting for a reply forever (a fresh clone's make test)
+             batch=(("sliders", False),)),
     Notebook("nguyen2021", "nguyen2021_wait_k_stride.ipynb",
              "N21: wait-k with stride and multi-unit writes — Tables 1–2, Figures 2–3"),
     Notebook("papi2022", "papi2022_offline_models.ipynb",
@@ -81,10 +85,7 @@ def run(only: list[str] | None = None, *, quick: bool = False,
                   "workers": 1 if quick else None}  # a few utterances: no pool to start
         if corpus:
             params["corpus"] = str(Path(corpus).resolve())
-        if nb.name == "tutorial":
-            # nobody moves sliders in a batch run, and a kernel's widget messages can leave
-            # the papermill client waiting for a reply forever (seen once in a fresh clone)
-            params["sliders"] = False
+        params.update(nb.batch)
         out = executed_dir / nb.file
         t0 = time.perf_counter()
         log(f"[{nb.name}] {nb.what}")

@@ -182,7 +182,8 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
     _packed_config(exp_dir, out)
     snapshots = epoch_files(exp_dir)
     files = snapshots[-n_average:]
-    torch.save(half(average(files)) if float16 else average(files), out / "model.pth")
+    state = average(files)
+    torch.save(half(state) if float16 else state, out / "model.pth")
     curve = learning_curve(exp_dir)
     info = {"pair": pair, "averaged": [f.name for f in files], "command": command,
             "run": str(exp_dir), "stored": "float16" if float16 else "float32"}
