@@ -12,7 +12,9 @@ lists, 3 ESPnet ``--collect_stats`` (shape files and global-MVN statistics of tr
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -58,12 +60,31 @@ def _espnet(module: str, args: list[str], log: Path) -> None:
         f"m = import_espnet({module!r}); m.main(sys.argv[1:])"
     )
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}
+    returncode = run_child([sys.executable, "-c", code, *args], log, env=env)
+    if returncode != 0:
+        raise RuntimeError(f"{module} failed (exit {returncode}); see {log}")
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child, before exec
+    """Linux: the child gets SIGTERM when its parent dies, even of SIGKILL."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def run_child(cmd: list[str], log: Path, *, env: dict | None = None) -> int:
+    """Run ``cmd`` with its output appended to ``log``; return its exit status. The child
+    does not outlive this process: it is terminated when this process is interrupted or
+    killed (a stopped ``simul train`` must not leave its trainer running)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "a") as f:
-        proc = subprocess.run([sys.executable, "-c", code, *args], stdout=f,
-                              stderr=subprocess.STDOUT, env=env, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{module} failed (exit {proc.returncode}); see {log}")
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env,
+                                preexec_fn=_die_with_parent)
+        try:
+            return proc.wait()
+        except BaseException:  # KeyboardInterrupt, SystemExit from a signal handler
+            proc.terminate()
+            proc.wait()
+            raise
 
 
 # Which token list a module's parameters are tied to (its embeddings or output layer).
