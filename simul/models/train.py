@@ -13,6 +13,7 @@ lists, 3 ESPnet ``--collect_stats`` (shape files and global-MVN statistics of tr
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import signal
 import subprocess
@@ -65,10 +66,13 @@ def _espnet(module: str, args: list[str], log: Path) -> None:
         raise RuntimeError(f"{module} failed (exit {returncode}); see {log}")
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child, before exec
-    """Linux: the child gets SIGTERM when its parent dies, even of SIGKILL."""
+def _die_with_parent(parent: int) -> None:  # pragma: no cover - in the child, before exec
+    """Linux: the child gets SIGTERM when its parent dies, even of SIGKILL; a parent that
+    died before this ran is seen at once."""
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def run_child(cmd: list[str], log: Path, *, env: dict | None = None) -> int:
@@ -78,10 +82,10 @@ def run_child(cmd: list[str], log: Path, *, env: dict | None = None) -> int:
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "a") as f:
         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env,
-                                preexec_fn=_die_with_parent)
+                                preexec_fn=functools.partial(_die_with_parent, os.getpid()))
         try:
             return proc.wait()
-        except BaseException:  # KeyboardInterrupt, SystemExit from a signal handler
+        except BaseException:  # Ctrl-C (or any error) while waiting: stop the child first
             proc.terminate()
             proc.wait()
             raise
