@@ -1,5 +1,9 @@
 """The ESPnet2 adapter against ESPnet's own Speech2Text, on tiny random models."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -118,3 +122,16 @@ def test_missing_model_file_is_refused(tmp_path):
     with pytest.raises(ModelError, match=r"no model file \(\*\.pth\)"):
         ESPnetST.from_dir(tmp_path)
 
+
+
+@pytest.mark.parametrize("env, instrumented", [("", False), ("1", True)])
+def test_espnet_imported_without_typeguard_instrumentation_unless_asked(env, instrumented):
+    """ESPnet's @typechecked functions stay as written (fast imports, no per-call checks);
+    SIMUL_ESPNET_TYPECHECK=1 keeps typeguard's instrumented versions. Each case runs in a
+    fresh interpreter, since an imported module keeps what it was built with."""
+    code = ("from simul.models.espnet_env import import_espnet\n"
+            "m = import_espnet('espnet2.asr.decoder.rnn_decoder')\n"
+            "print('typeguard' in m.RNNDecoder.__init__.__code__.co_names)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "SIMUL_ESPNET_TYPECHECK": env}, check=True)
+    assert out.stdout.strip() == str(instrumented)

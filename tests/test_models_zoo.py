@@ -124,6 +124,15 @@ def test_init_copies_decoder_and_ctc_only_from_a_model_with_the_same_units(tmp_p
     other_src = {**same, "src_token_list": ["<blank>", "<unk>", "y", "<sos/eos>"]}
     with pytest.raises(ValueError, match="cannot copy 'ctc'"):
         train.init_params(init, "new", other_src)
+    # an RNN decoder's LSTM cells and attention are not indexed by units: copied across
+    # unit sets; its embedding and output layer are, and so is the CTC's projection
+    parts = [{"model": "base", "modules": ["decoder.decoder", "decoder.att_list"]}]
+    assert len(train.init_params(parts, "new", swapped)) == 2
+    for tied in ("decoder.embed", "decoder.output", "decoder.output_layer.weight"):
+        with pytest.raises(ValueError, match=f"cannot copy '{tied}'"):
+            train.init_params([{"model": "base", "modules": [tied]}], "new", swapped)
+    with pytest.raises(ValueError, match="cannot copy 'ctc.ctc_lo'"):
+        train.init_params([{"model": "base", "modules": ["ctc.ctc_lo"]}], "new", other_src)
     # the encoder alone does not depend on units
     assert len(train.init_params([{"model": "base", "modules": ["encoder"]}], "new",
                                  other_src)) == 1

@@ -8,6 +8,13 @@ the "Failed to import Flash Attention" line its attention module prints on impor
 builds have none), the ``torch.cuda.amp.autocast`` FutureWarning its ST model raises on
 every forward, and the beam search's "max output length" warnings (simul caps output
 lengths on purpose).
+
+ESPnet decorates hundreds of functions with typeguard's ``@typechecked``, which re-parses
+and re-compiles each one when its module is imported (≈ 11 s of a 17 s import of
+``espnet2.tasks.st`` on the 2-core reference machine, paid again by every sweep worker,
+notebook kernel and training process) and checks argument types on every call. Those
+checks are a debugging aid (typeguard skips them under ``python -O``); simul imports ESPnet
+with the decorator as a no-op. ``SIMUL_ESPNET_TYPECHECK=1`` keeps ESPnet's checks on.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import contextlib
 import importlib
 import io
 import logging
+import os
 import warnings
 
 warnings.filterwarnings("ignore", message=r".*torch\.cuda\.amp\.autocast.*",
@@ -23,9 +31,18 @@ warnings.filterwarnings("ignore", message=r".*torch\.cuda\.amp\.autocast.*",
 logging.getLogger("espnet.nets.beam_search").setLevel(logging.ERROR)
 
 
+def _no_typecheck(target=None, **_options):
+    """typeguard's ``typechecked`` as ``python -O`` makes it: the target unchanged."""
+    return (lambda t: t) if target is None else target
+
+
 @contextlib.contextmanager
 def quiet_espnet_imports():
     import nltk
+    import typeguard
+
+    if os.environ.get("SIMUL_ESPNET_TYPECHECK", "") not in ("1", "true", "yes"):
+        typeguard.typechecked = _no_typecheck  # before ESPnet's `from typeguard import …`
 
     original = nltk.download
     nltk.download = lambda *args, **kwargs: False

@@ -91,8 +91,18 @@ def run_child(cmd: list[str], log: Path, *, env: dict | None = None) -> int:
             raise
 
 
-# Which token list a module's parameters are tied to (its embeddings or output layer).
-UNITS_OF_MODULE = {"decoder": "token_list", "ctc": "src_token_list"}
+# The modules whose rows are indexed by units, and the token list that indexes them:
+# embeddings and output layers of ESPnet's RNN and Transformer decoders, the CTC projection.
+UNIT_INDEXED = {"decoder.embed": "token_list", "decoder.output": "token_list",
+                "decoder.output_layer": "token_list", "ctc.ctc_lo": "src_token_list"}
+
+
+def units_of_module(module: str) -> set[str]:
+    """Token lists a module (or any part of it) is indexed by: ``decoder`` →
+    {token_list}; ``decoder.decoder`` (an RNN decoder's LSTM cells) or ``decoder.att_list``
+    → none; ``encoder`` → none."""
+    return {key for tied, key in UNIT_INDEXED.items()
+            if tied == module or tied.startswith(module + ".") or module.startswith(tied + ".")}
 
 
 def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] | None = None,
@@ -118,12 +128,13 @@ def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] |
                              f"{model} first (`simul train {model}`, `simul models pack`)")
         shipped = yaml.safe_load((path.parent / "config.yaml").read_text())
         for module in modules:
-            key = UNITS_OF_MODULE.get(str(module).split(".")[0])
-            if key and token_lists is not None and shipped.get(key) != token_lists.get(key):
-                raise ValueError(
-                    f"recipe {name}: simul.init[{n}]: cannot copy {module!r} from {model}: its "
-                    f"{key} differs from this run's ({len(shipped.get(key) or [])} vs "
-                    f"{len(token_lists.get(key) or [])} units)")
+            for key in sorted(units_of_module(str(module))):
+                if token_lists is not None and shipped.get(key) != token_lists.get(key):
+                    raise ValueError(
+                        f"recipe {name}: simul.init[{n}]: cannot copy {module!r} from {model}: "
+                        f"its {key} differs from this run's ({len(shipped.get(key) or [])} vs "
+                        f"{len(token_lists.get(key) or [])} units); copy its unit-free parts "
+                        "instead (e.g. decoder.decoder and decoder.att_list of an RNN decoder)")
         out += [f"{path}:{m}:{m}" for m in modules]
     return out
 

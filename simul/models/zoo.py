@@ -118,6 +118,9 @@ def _packed_config(exp_dir: Path, out: Path) -> dict:
         conf["encoder_conf"]["dropout"] = 0.0  # RNNP would apply it at inference too
     conf["output_dir"] = "."
     conf.pop("config", None)  # the run's own config file, an absolute path elsewhere
+    # Training-only starts (absolute paths of this machine): kept in simul.json instead,
+    # as "shipped-model/model.pth:source-module:module".
+    conf.pop("init_param", None)
     for key in ("train_data_path_and_name_and_type", "valid_data_path_and_name_and_type",
                 "train_shape_file", "valid_shape_file"):
         conf.pop(key, None)
@@ -187,6 +190,12 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
     curve = learning_curve(exp_dir)
     info = {"pair": pair, "averaged": [f.name for f in files], "command": command,
             "run": str(exp_dir), "stored": "float16" if float16 else "float32"}
+    run_conf = yaml.safe_load((exp_dir / "config.yaml").read_text())
+    if run_conf.get("init_param"):
+        info["initialized_from"] = ["/".join(Path(e.split(":")[0]).parts[-2:]) + ":"
+                                    + ":".join(e.split(":")[1:]) for e in run_conf["init_param"]]
+    if run_conf.get("freeze_param"):
+        info["frozen"] = list(run_conf["freeze_param"])
     if dev_utterances > 0:
         import tempfile
 
