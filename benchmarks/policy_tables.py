@@ -3,8 +3,16 @@ on each model, next to that model's offline greedy BLEU.
 
     simul sweep benchmarks/policies_en-es.yaml
     python benchmarks/policy_tables.py [runs/policies_en-es]
+    python benchmarks/policy_tables.py --rates [--models M ...] [--utterances 200]
 
 Prints Markdown and writes ``tables/<policy>.md`` and ``.csv`` next to the summary.
+
+``--rates`` prints what explains the rows where a policy collapses: how many target units
+per second of audio each model must write to keep pace (references in the model's own
+units), against how often the source offers a decision point (words, phonemes). A policy
+that writes a fixed number of units per decision point (wait-k over frames, triggers or
+words) runs ahead of the speech when its write rate exceeds the unit rate, and then
+translates audio it has not heard.
 """
 
 from __future__ import annotations
@@ -33,11 +41,40 @@ def policy_tables(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
             for policy, group in df.groupby("policy", sort=False)}
 
 
+def rates(models: list[str], pair: str, split: str, utterances: int) -> pd.DataFrame:
+    """Per model: reference units per second of source audio; per source: words and
+    phonemes per second (the corpus alignments), over the first ``utterances`` segments."""
+    from simul.corpus import DEFAULT_ROOT, load_list
+    from simul.models import zoo
+
+    segments = load_list(DEFAULT_ROOT, pair, split, limit=utterances, with_audio=False)
+    seconds = sum(s.duration_ms for s in segments) / 1000.0
+    rows = [{"what": "source words (oracle boundaries)",
+             "per_second": sum(len(s.alignment.words) for s in segments) / seconds},
+            {"what": "source phonemes (oracle boundaries)",
+             "per_second": sum(len(s.alignment.phonemes) for s in segments) / seconds}]
+    for name in models:
+        model = zoo.load(name)
+        units = sum(len(model.encode_text(s.target)) for s in segments)
+        rows.append({"what": f"target units of {name} ({model.unit})",
+                     "per_second": units / seconds})
+    return pd.DataFrame(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("output", nargs="?", default="runs/policies_en-es",
                     help="the sweep's output directory [%(default)s]")
+    ap.add_argument("--rates", action="store_true",
+                    help="print unit and decision-point rates instead (no sweep needed)")
+    ap.add_argument("--models", nargs="*", default=["conformer_bpe_en-es", "blstm_char_en-es"])
+    ap.add_argument("--utterances", type=int, default=200)
     args = ap.parse_args(argv)
+    if args.rates:
+        table = rates(args.models, "en-es", "tst-COMMON", args.utterances)
+        print(f"### tst-COMMON, first {args.utterances} segments: rates per second of audio\n")
+        print(table.to_markdown(index=False, floatfmt=".1f"))
+        return 0
     summary = sweep.read_summary(args.output)
     splits = sorted(set(summary.split))
     for policy, table in policy_tables(summary).items():

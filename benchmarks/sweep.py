@@ -57,6 +57,7 @@ def grid(model: str, pair: str, utterances: int, corpus: Path, tmp: Path) -> Non
     print(f"## N21 grid: 12 settings × {utterances} tst-COMMON segments, {model}")
     wall = {}
     tables = {}
+    sweep._model(sweep.resolve_model(model))  # load (and import ESPnet) before either timing
     for share in (False, True):
         spec = {"models": [model], "pair": pair, "splits": ["tst-COMMON"], "corpus": str(corpus),
                 "max_utterances": utterances, "output": str(tmp / f"share_{share}"),
