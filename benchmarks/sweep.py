@@ -76,6 +76,37 @@ def grid(model: str, pair: str, utterances: int, corpus: Path, tmp: Path) -> Non
           .to_string(index=False, float_format=lambda x: f"{x:.1f}"))
 
 
+def where_time_goes(model: str, pair: str, utterances: int, corpus: Path) -> None:
+    """The grid's adapter calls with :class:`~simul.shared.SharedCalls` counting them: per
+    call, how many the settings made, how many were computed, and the seconds computing
+    them. Every call a naive run makes is computed, so ``charged / computed`` seconds bounds
+    what sharing can gain on this grid."""
+    from simul import corpus as corpora
+    from simul.shared import SharedCalls
+    from simul.simulate import simulate
+
+    print(f"\n## Where the shared grid's time goes: {model}, {utterances} tst-COMMON segments")
+    adapter = sweep._model(sweep.resolve_model(model))
+    settings = sweep.expand([N21_GRID], "benchmark")
+    totals: dict[str, dict[str, float]] = {}
+    for seg in corpora.load_list(corpus, pair, "tst-COMMON", limit=utterances):
+        shared = SharedCalls(adapter)
+        for setting in settings:
+            simulate(shared, setting.make(), seg, model_name=model)
+        for name, cost in shared.costs().items():
+            for key, value in cost.items():
+                totals.setdefault(name, {}).setdefault(key, 0)
+                totals[name][key] += value
+    print(f"{'call':12s} {'made':>7s} {'computed':>9s} {'computed s':>11s} {'naive s':>8s}")
+    for name, c in sorted(totals.items(), key=lambda kv: -kv[1]["computed_ms"]):
+        print(f"{name:12s} {c['made']:7d} {c['computed']:9d} {c['computed_ms'] / 1e3:11.1f} "
+              f"{c['charged_ms'] / 1e3:8.1f}")
+    total = sum(c["computed_ms"] for c in totals.values()) / 1e3
+    naive = sum(c["charged_ms"] for c in totals.values()) / 1e3
+    print(f"model calls: {total:.1f} s shared, {naive:.1f} s if each setting computed its own:"
+          f" sharing gains at most {naive / total:.1f}× on this grid")
+
+
 def _family(model: str) -> str:
     """"conformer", "transformer" or "blstm", from the model's config (its encoder)."""
     ref = sweep.resolve_model(model)
@@ -144,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", default=str(DEFAULT_ROOT))
     parser.add_argument("--threads", type=int, default=1, help="torch threads [%(default)s]")
     parser.add_argument("--skip-grid", action="store_true")
+    parser.add_argument("--where", type=int, default=10, metavar="N",
+                        help="count the grid's model calls on N segments [%(default)s; 0 skips]")
     parser.add_argument("--beam-model", default="conformer_bpe_en-es",
                         help="model of the beam-search comparison ['' skips it]")
     parser.add_argument("--beam-utterances", type=int, default=20)
@@ -157,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="simul-bench-") as tmp:
         if not args.skip_grid:
             grid(args.model, args.pair, args.utterances, Path(args.corpus), Path(tmp))
+        if args.where:
+            where_time_goes(args.model, args.pair, args.where, Path(args.corpus))
         cost(models, pair_of, args.cost_utterances, Path(args.corpus), Path(tmp))
     if args.beam_model:
         beam_search(args.beam_model, args.pair, args.beam_utterances, Path(args.corpus))

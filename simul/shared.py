@@ -62,6 +62,7 @@ class _Entry:
     value: Any
     ms: float
     args: tuple  # held so that the ids in the key stay taken
+    hits: int = 0  # times answered from memory
 
 
 class SharedCalls:
@@ -78,6 +79,20 @@ class SharedCalls:
     def __getattr__(self, name: str) -> Any:  # token_list, unit, starts_word, ...
         return getattr(self.model, name)
 
+    def costs(self) -> dict[str, dict[str, float]]:
+        """Per call name: calls ``made``, ``computed`` (the rest came from memory),
+        ``computed_ms`` (time spent computing) and ``charged_ms`` (what the settings were
+        charged: what they would have spent computing every call themselves)."""
+        out: dict[str, dict[str, float]] = {}
+        for (name, *_), entry in self._memory.items():
+            c = out.setdefault(name, {"made": 0, "computed": 0, "computed_ms": 0.0,
+                                      "charged_ms": 0.0})
+            c["made"] += 1 + entry.hits
+            c["computed"] += 1
+            c["computed_ms"] += entry.ms
+            c["charged_ms"] += (1 + entry.hits) * entry.ms
+        return out
+
     def settle(self) -> float:
         """Milliseconds charged for remembered results since the last call."""
         charge, self._charge_ms = self._charge_ms, 0.0
@@ -93,6 +108,7 @@ class SharedCalls:
             self.misses[name] += 1
         else:
             self._charge_ms += entry.ms
+            entry.hits += 1
             self.hits[name] += 1
         return _copy(entry.value)
 

@@ -134,6 +134,28 @@ def test_remembered_results_are_charged_what_they_cost(model, segments):
     assert shared.hits["encode"] > 0 and shared.hits["greedy"] > 0
 
 
+def test_costs_count_calls_and_what_computing_them_alone_would_cost(model, segments):
+    # Fixed fake costs: what the settings are charged is what each would have spent alone
+    # (the clock of a run without memory), and what was computed is the clock of the run.
+    clock = FakeClock()
+    costly = Costly(model, clock)
+    for setting in settings():
+        simulate(costly, setting.make(), segments[2], clock=clock)
+    alone_ms = clock.ms
+    clock.ms = 0.0
+    shared = SharedCalls(costly, clock=clock)
+    for setting in settings():
+        simulate(shared, setting.make(), segments[2], clock=clock)
+    costs = shared.costs()
+    assert sum(c["charged_ms"] for c in costs.values()) == pytest.approx(alone_ms)
+    assert sum(c["computed_ms"] for c in costs.values()) == pytest.approx(clock.ms)
+    for name, c in costs.items():
+        assert c["made"] == shared.hits[name] + shared.misses[name]
+        assert c["computed"] == shared.misses[name]
+        assert c["computed_ms"] == pytest.approx(Costly.COSTS[name] * c["computed"])
+    assert costs["encode"]["made"] > costs["encode"]["computed"]
+
+
 def test_ca_latency_with_and_without_sharing_agree_within_noise(tiny_model_dir, corpus,
                                                                  tmp_path):
     # Real clocks: every setting's computation-aware overhead (LAAL_CA − LAAL) measured with
