@@ -45,6 +45,31 @@ def test_average_of_the_last_snapshots(fake_run, tmp_path):
     assert "valid_bleu" in curve[0] and curve[2].split(",")[0] == "2"
 
 
+def test_pack_keeps_training_starts_out_of_the_config(fake_run, tmp_path):
+    # init_param holds absolute paths of the training machine: the packed config drops it
+    # (ESPnet reads it only when training) and simul.json says what the run started from.
+    import shutil
+
+    import yaml
+
+    exp = tmp_path / "exp"
+    shutil.copytree(fake_run[0], exp)
+    conf = yaml.safe_load((exp / "config.yaml").read_text())
+    conf["init_param"] = ["/somewhere/data/models/base/model.pth:encoder:encoder",
+                          "/somewhere/data/models/base/model.pth:decoder.decoder:decoder.decoder"]
+    conf["freeze_param"] = ["encoder"]
+    (exp / "config.yaml").write_text(yaml.safe_dump(conf))
+    out = zoo.pack(exp, "tiny", pair="en-es", n_average=1, out_root=tmp_path / "models")
+    assert "init_param" not in yaml.safe_load((out / "config.yaml").read_text())
+    info = json.loads((out / "simul.json").read_text())
+    assert info["initialized_from"] == ["base/model.pth:encoder:encoder",
+                                        "base/model.pth:decoder.decoder:decoder.decoder"]
+    assert info["frozen"] == ["encoder"]
+    card = zoo.write_card("tiny", root=tmp_path / "models").read_text()
+    assert "base/model.pth:decoder.decoder:decoder.decoder" in card
+    assert "- frozen while training: encoder" in card
+
+
 def test_float32_when_asked(fake_run, tmp_path):
     exp, state = fake_run
     out = zoo.pack(exp, "tiny", pair="en-es", n_average=1, out_root=tmp_path, float16=False)

@@ -270,6 +270,11 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
              f"file {(out / 'model.pth').stat().st_size / 2**20:.1f} MiB",
              f"- averaged snapshots: {', '.join(info['averaged'])}; weights stored in "
              f"{info.get('stored', 'float32')}, computed in float32",
+             *([f"- started from (ESPnet init_param, file:source:module): "
+                f"{', '.join(info['initialized_from'])}"] if info.get("initialized_from")
+               else []),
+             *([f"- frozen while training: {', '.join(info['frozen'])}"]
+               if info.get("frozen") else []),
              "", "Made by:", "", "```", info.get("command") or f"simul train {name}",
              f"simul models pack RUN/exp {name} --pair {info['pair']} "
              f"--average {len(info['averaged'])}",
