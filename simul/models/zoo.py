@@ -192,8 +192,10 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
             "run": str(exp_dir), "stored": "float16" if float16 else "float32"}
     run_conf = yaml.safe_load((exp_dir / "config.yaml").read_text())
     if run_conf.get("init_param"):
-        info["initialized_from"] = ["/".join(Path(e.split(":")[0]).parts[-2:]) + ":"
-                                    + ":".join(e.split(":")[1:]) for e in run_conf["init_param"]]
+        info["initialized_from"] = []
+        for entry in run_conf["init_param"]:  # /…/NAME/model.pth:src:dst → NAME/model.pth:src:dst
+            path, modules = entry.split(":", 1)
+            info["initialized_from"].append(f"{Path(path).parent.name}/{Path(path).name}:{modules}")
     if run_conf.get("freeze_param"):
         info["frozen"] = list(run_conf["freeze_param"])
     if dev_utterances > 0:
