@@ -135,3 +135,13 @@ def test_espnet_imported_without_typeguard_instrumentation_unless_asked(env, ins
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "SIMUL_ESPNET_TYPECHECK": env}, check=True)
     assert out.stdout.strip() == str(instrumented)
+
+
+def test_rnn_attention_logs_no_tracing_warning_per_encoder_output(tiny_model_dir, speech, caplog):
+    # ESPnet's AttAdd calls make_pad_mask with a list of lengths, which logs a warning on the
+    # root logger for every new encoder output: one line per read of a BLSTM sweep.
+    model = ESPnetST.from_dir(tiny_model_dir)
+    with caplog.at_level("WARNING"):
+        for n in (9600, 12800, len(speech)):
+            model.greedy(model.encode(speech[:n]), max_new=2)
+    assert not [r for r in caplog.records if "make_pad_mask" in r.getMessage()]

@@ -6,8 +6,10 @@ simul never uses g2p, so the download is refused while ESPnet is imported. Other
 silenced for good (in every process that imports ESPnet through here, sweep workers too):
 the "Failed to import Flash Attention" line its attention module prints on import (CPU
 builds have none), the ``torch.cuda.amp.autocast`` FutureWarning its ST model raises on
-every forward, and the beam search's "max output length" warnings (simul caps output
-lengths on purpose).
+every forward, the beam search's "max output length" warnings (simul caps output
+lengths on purpose), and the "make_pad_mask with a list of lengths is not tracable" warning
+the RNN decoder's attention logs for every new encoder output (simul traces nothing; at one
+greedy call per read, writing it took a fifth of a BLSTM sweep's decoding time).
 
 ESPnet decorates hundreds of functions with typeguard's ``@typechecked``, which re-parses
 and re-compiles each one when its module is imported (≈ 11 s of a 17 s import of
@@ -29,6 +31,13 @@ import warnings
 warnings.filterwarnings("ignore", message=r".*torch\.cuda\.amp\.autocast.*",
                         category=FutureWarning)
 logging.getLogger("espnet.nets.beam_search").setLevel(logging.ERROR)
+
+
+def _not_pad_mask_tracing(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith("Using make_pad_mask with a list of lengths")
+
+
+logging.getLogger().addFilter(_not_pad_mask_tracing)  # ESPnet logs it on the root logger
 
 
 def _no_typecheck(target=None, **_options):
