@@ -164,3 +164,18 @@ def test_chunked_properties(model, speech, rule, n, chunk_ms, initial_wait_ms):
     final = [model.token_list.index(u) for u in rec.units]
     for before, after in zip(policy.seen, [*policy.seen[1:], final], strict=True):
         assert after[: len(before)] == before  # committed units only grow
+
+
+@pytest.mark.parametrize(("rule", "n"), [("hold", 2), ("la", 2), ("sp", 2)])
+def test_searches_stopping_early_decide_as_espnets_full_search(model, speech, rule, n):
+    # hold-n and LA-n ask only for the best hypothesis, so the search may stop as soon as it
+    # is settled; SP-n needs the whole beam. Either way, the units and the points they are
+    # written at are those of ESPnet's search run to its own end.
+    policy = Onlinization(chunk_ms=250, rule=rule, n=n, beam=4)
+    runs = []
+    for stop_early in (True, False):
+        model.stop_early = stop_early
+        runs.append(simulate(model, policy, segment(speech)))
+    model.stop_early = True
+    assert runs[0].units == runs[1].units and runs[0].trace == runs[1].trace
+    assert runs[0].units

@@ -27,5 +27,5 @@ class Offline(Policy):
         if self.beam == 1:
             hyp = model.greedy(view.encoded, view.units)
         else:
-            hyp = model.beam_search(view.encoded, view.units, beam=self.beam)[0]
+            hyp = model.beam_search(view.encoded, view.units, beam=self.beam, nbest=1)[0]
         return Write(tuple(hyp.tokens), finished=True)

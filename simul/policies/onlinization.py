@@ -120,8 +120,11 @@ class Onlinization(Policy):
             return next_chunk  # this chunk's units have been written
         memo["decided_at"] = view.read_ms
         committed = tuple(view.units)
+        # hold-n and LA-n read only the best hypothesis: the search may stop once it is
+        # settled (exact, see ESPnetST.beam_search); SP-n reads the whole beam
         hyps = model.beam_search(view.encoded, list(committed), beam=self.beam,
-                                 nbest=self.beam, maxlenratio=self.maxlenratio)
+                                 nbest=self.beam if self.rule == "sp" else 1,
+                                 maxlenratio=self.maxlenratio)
         if view.source_finished:
             return Write(tuple(hyps[0].tokens) if hyps else (), finished=True)
         # whole sequences; the adapter has left out EOS (ignored before the end, §3.3)
