@@ -3,7 +3,9 @@
 import pytest
 import torch
 
-from simul.models import fast_decoder
+from simul import corpus
+from simul.corpus import DEFAULT_ROOT
+from simul.models import fast_decoder, zoo
 from simul.models.espnet_st import ESPnetST
 from tests.conftest import make_tiny_model
 
@@ -54,6 +56,39 @@ def test_beam_search_units_equal_espnet_scoring(adapter, speech):
     adapter.fast_decoder = True
 
 
-def test_rnn_decoders_keep_espnet_scoring(tmp_path):
+def test_rnn_decoders_keep_espnet_beam_scoring(tmp_path):
     adapter = ESPnetST.from_dir(make_tiny_model(tmp_path, "rnn"))
     assert not fast_decoder.supports(adapter.model.decoder)
+
+
+def _walk(adapter, speech, fast: bool):
+    """Greedy over growing prefixes, each resuming the state of the previous one (N21's
+    decoder-state reuse), then one step from scratch: every log-probability seen."""
+    adapter.fast_decoder = fast
+    seen, units, resume = [], [], None
+    for n in (6400, 9600, 12800, len(speech)):
+        enc = adapter.encode(speech[:n])
+        hyp = adapter.greedy(enc, units, max_new=3, state=resume)
+        units, resume = units + hyp.tokens, hyp.resume
+        seen.append(adapter.step(enc, resume, units)[0])
+    seen.append(adapter.step(enc, None, units)[0])
+    adapter.fast_decoder = True
+    return units, seen
+
+
+@pytest.mark.parametrize("model", ["tiny", "blstm_char_en-es"])
+def test_rnn_steps_are_espnets_bit_for_bit(tmp_path, speech, model):
+    if model == "tiny":
+        adapter = ESPnetST.from_dir(make_tiny_model(tmp_path, "rnn"))
+    else:
+        adapter = zoo.load(model)
+        speech = corpus.load_list(DEFAULT_ROOT, "en-es", "dev", limit=1)[0].audio[:48000]
+    assert fast_decoder.supports_rnn(adapter.model.decoder)
+    units_fast, fast = _walk(adapter, speech, True)
+    units_espnet, espnet = _walk(adapter, speech, False)
+    assert units_fast == units_espnet and len(units_fast) >= 4
+    assert all(torch.equal(a, b) for a, b in zip(fast, espnet, strict=True))
+
+
+def test_transformer_decoders_take_no_rnn_path(adapter):
+    assert not fast_decoder.supports_rnn(adapter.model.decoder)

@@ -44,6 +44,9 @@ class Encoded:
 
     states: torch.Tensor  # (T_enc, D)
     n_samples: int  # audio samples that produced them
+    # what the decoder derives from the states alone (the RNN attention's projection),
+    # computed once per encoder output however many decoding calls read it
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def frames(self) -> int:
@@ -145,9 +148,11 @@ class ESPnetST:
 
             self._sp = spm.SentencePieceProcessor(model_file=conf["bpemodel"])
         self._att_x: torch.Tensor | None = None
-        # beam search scores Transformer decoders with key/value caches (fast_decoder) and
-        # stops once its n-best list is settled; False/False: ESPnet's search as it is
+        # beam search scores Transformer decoders with key/value caches and RNN decoders'
+        # steps skip ESPnet's module plumbing (fast_decoder); the search stops once its
+        # n-best list is settled. False/False: ESPnet's decoding as it is
         self.fast_decoder = True
+        self._fast_rnn = fast_decoder.supports_rnn(model.decoder)
         self.stop_early = True
 
     @classmethod
@@ -214,7 +219,8 @@ class ESPnetST:
         """
         dec = self.model.decoder
         x = enc.states
-        if state is None or self._att_x is not x:
+        fast = self.fast_decoder and self._fast_rnn
+        if not fast and (state is None or self._att_x is not x):
             self._reset_attention(x)
         if state is None:
             state = DecoderState([], dec.init_state(x) if hasattr(dec, "init_state") else None)
@@ -222,6 +228,13 @@ class ESPnetST:
         if want[: len(state.tokens)] != state.tokens:
             raise ValueError("tokens must extend the tokens the state has consumed")
         s, logp = state.state, state.logp
+        if fast and len(want) > len(state.tokens):
+            keys = enc.derived.get("rnn_attention_keys")
+            if keys is None:
+                keys = enc.derived["rnn_attention_keys"] = fast_decoder.rnn_attention_keys(dec, x)
+            for t in range(len(state.tokens), len(want)):
+                logp, s = fast_decoder.rnn_score(dec, want[t], s, x, keys)
+            return logp, DecoderState(want, s, logp)
         for t in range(len(state.tokens) + 1, len(want) + 1):  # one unit per call
             logp, s = dec.score(torch.tensor(want[:t], device=self.device), s, x)
         return logp, DecoderState(want, s, logp)

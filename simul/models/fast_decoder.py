@@ -16,6 +16,15 @@ against ``Speech2Text``).
 Used by :meth:`simul.models.espnet_st.ESPnetST.beam_search` for decoders it
 :func:`supports`: ESPnet's standard layers with the default attention (no SDPA or flash
 attention, no ``concat_after``, no sequential attention); others keep ESPnet's scorer.
+
+:func:`rnn_score` is the same idea for ESPnet's RNN decoder with additive attention (the
+BLSTM models' greedy steps, :meth:`~simul.models.espnet_st.ESPnetST.step`): ESPnet's
+``RNNDecoder.score`` runs the same few operations through module calls, no-op dropouts and
+state copies, and its attention projects the whole encoder output again after every reset
+(once per prefix a policy reads, per setting of a sweep). :func:`rnn_score` runs ESPnet's
+operations on the same tensors in the same order — its log-probabilities are ESPnet's, bit
+for bit (tested) — and takes the projected encoder output from the caller, who computes it
+once per encoder output (:func:`rnn_attention_keys`).
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F  # noqa: N812
 
 from simul.models.espnet_env import import_espnet
 
@@ -145,3 +155,49 @@ class CachedTransformerScorer(import_espnet("espnet.nets.scorer_interface").Batc
                 x = layer.norm3(x)
         y = dec.after_norm(x[:, -1]) if dec.normalize_before else x[:, -1]
         return torch.log_softmax(dec.output_layer(y), dim=-1), new_cache
+
+
+# ---------------------------------------------------------------------------- RNN decoder
+def supports_rnn(decoder) -> bool:
+    """Whether ``decoder`` is an RNN decoder :func:`rnn_score` computes exactly: ESPnet2's
+    ``RNNDecoder``, one encoder, LSTM or GRU cells, one additive attention (``add``)."""
+    rnn = import_espnet("espnet2.asr.decoder.rnn_decoder")
+    att = import_espnet("espnet.nets.pytorch_backend.rnn.attentions")
+    return (type(decoder) is rnn.RNNDecoder and decoder.num_encs == 1
+            and decoder.dtype in ("lstm", "gru") and not decoder.context_residual
+            and not decoder.replace_sos and len(decoder.att_list) == 1
+            and type(decoder.att_list[0]) is att.AttAdd)
+
+
+def rnn_attention_keys(decoder, memory: torch.Tensor) -> torch.Tensor:
+    """The additive attention's projection of the encoder output ``memory`` (T, D):
+    (1, T, att_dim), what ESPnet's ``AttAdd`` computes after each reset."""
+    return decoder.att_list[0].mlp_enc(memory.unsqueeze(0))
+
+
+def rnn_score(decoder, token: int, state: dict, memory: torch.Tensor, keys: torch.Tensor):
+    """ESPnet's ``RNNDecoder.score`` for the last unit ``token`` of a prefix, in eval mode:
+    (log-probabilities of the next unit, the state after ``token``, in ESPnet's format).
+    ``keys``: :func:`rnn_attention_keys` of ``memory``."""
+    att = decoder.att_list[0]
+    enc_h = memory.unsqueeze(0)  # (1, T, D)
+    ey = decoder.embed(torch.tensor([token], device=memory.device))  # (1, E)
+    dec_z = state["z_prev"][0].view(1, att.dunits)
+    e = att.gvec(torch.tanh(keys + att.mlp_dec(dec_z).view(1, 1, att.att_dim))).squeeze(2)
+    w = F.softmax(2.0 * e, dim=1)  # AttAdd's default scaling; one unpadded sequence: no mask
+    c = torch.sum(enc_h * w.view(1, enc_h.shape[1], 1), dim=1)
+    x = torch.cat((ey, c), dim=1)
+    z_list, c_list = [], []
+    for i, cell in enumerate(decoder.decoder):
+        if decoder.dtype == "lstm":
+            z, c_i = cell(x, (state["z_prev"][i], state["c_prev"][i]))
+            c_list.append(c_i)
+        else:
+            z = cell(x, state["z_prev"][i])
+        z_list.append(z)
+        x = z
+    if decoder.dtype != "lstm":  # ESPnet keeps GRU's c_list as it came
+        c_list = list(state["c_prev"])
+    logp = F.log_softmax(decoder.output(z_list[-1]), dim=1).squeeze(0)
+    return logp, {"c_prev": c_list[:], "z_prev": z_list[:], "a_prev": w,
+                  "workspace": (0, z_list, c_list)}
