@@ -44,8 +44,8 @@ class Encoded:
 
     states: torch.Tensor  # (T_enc, D)
     n_samples: int  # audio samples that produced them
-    # what the decoder derives from the states alone (the RNN attention's projection),
-    # computed once per encoder output however many decoding calls read it
+    # what the decoder derives from the states alone (the RNN attention's projection):
+    # computed by encode(), once per encoder output however many decoding calls read it
     derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -193,7 +193,13 @@ class ESPnetST:
             return Encoded(torch.zeros(0, self._enc_dim(), device=self.device), n)
         if isinstance(enc, tuple):
             enc = enc[0]
-        return Encoded(enc[0, : int(lens[0])], n)
+        out = Encoded(enc[0, : int(lens[0])], n)
+        if self.fast_decoder and self._fast_rnn:
+            # part of encoding, so that a sweep sharing this output charges it to every
+            # setting that reads it (computation-aware latency stays honest)
+            out.derived["rnn_attention_keys"] = fast_decoder.rnn_attention_keys(
+                self.model.decoder, out.states)
+        return out
 
     def _enc_dim(self) -> int:
         return int(self.model.encoder.output_size())
