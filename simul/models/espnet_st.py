@@ -286,6 +286,8 @@ class ESPnetST:
             score += float(logp[tok])
             new.append(tok)
             resume = cur
+            if len(new) == budget:  # the next unit's scores would go unused
+                break
             logp, cur = self.step(enc, cur, prefix + new)
         return Hyp(new, score, ended=False, capped=len(prefix) + len(new) >= cap, resume=resume)
 
