@@ -68,7 +68,8 @@ def _models(args: argparse.Namespace) -> int:
     if args.models_command == "pack":
         out = zoo.pack(args.run, args.name, pair=args.pair, n_average=args.average,
                        command=args.command_line, dev_utterances=args.dev_utterances,
-                       float16=not args.float32)
+                       float16=not args.float32,
+                       out_root=Path(args.out_root) if args.out_root else zoo.MODELS_DIR)
         print(f"packed {out}")
         return 0
     if args.models_command == "eval":
@@ -192,6 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="greedy dev BLEU of each kept snapshot on this many segments [100]")
     q.add_argument("--float32", action="store_true",
                    help="store the weights in float32 (default float16: half the file size)")
+    q.add_argument("--out-root", default=None, metavar="DIR",
+                   help="write DIR/NAME instead of data/models/NAME (e.g. to look at a "
+                        "run's learning curve without shipping it)")
     q = mcmds.add_parser("eval", help="offline BLEU (greedy, beam 5) → metrics.json")
     q.add_argument("name")
     q.add_argument("--max-utterances", type=int, default=None)

@@ -176,3 +176,15 @@ def test_pack_measures_dev_bleu_of_every_snapshot(fake_run, tmp_path):
     info = json.loads((out / "simul.json").read_text())
     assert info["dev_utterances"] == 2 and 0.0 <= info["dev_bleu_greedy_averaged"] <= 100.0
     assert (out / "learning_curve.png").stat().st_size > 10_000
+
+
+def test_pack_cli_can_write_outside_the_shipped_models(fake_run, tmp_path):
+    exp, _ = fake_run
+    before = zoo.shipped()
+    assert main(["models", "pack", str(exp), "probe", "--pair", "en-es", "--average", "2",
+                 "--dev-utterances", "0", "--out-root", str(tmp_path)]) == 0
+    assert (tmp_path / "probe" / "model.pth").is_file()
+    assert (tmp_path / "probe" / "learning_curve.csv").read_text().startswith("epoch,")
+    assert json.loads((tmp_path / "probe" / "simul.json").read_text())["averaged"] == [
+        "2epoch.pth", "3epoch.pth"]
+    assert zoo.shipped() == before
