@@ -160,11 +160,11 @@ class CachedTransformerScorer(import_espnet("espnet.nets.scorer_interface").Batc
 # ---------------------------------------------------------------------------- RNN decoder
 def supports_rnn(decoder) -> bool:
     """Whether ``decoder`` is an RNN decoder :func:`rnn_score` computes exactly: ESPnet2's
-    ``RNNDecoder``, one encoder, LSTM or GRU cells, one additive attention (``add``)."""
+    ``RNNDecoder``, one encoder, LSTM cells, one additive attention (``add``)."""
     rnn = import_espnet("espnet2.asr.decoder.rnn_decoder")
     att = import_espnet("espnet.nets.pytorch_backend.rnn.attentions")
     return (type(decoder) is rnn.RNNDecoder and decoder.num_encs == 1
-            and decoder.dtype in ("lstm", "gru") and not decoder.context_residual
+            and decoder.dtype == "lstm" and not decoder.context_residual
             and not decoder.replace_sos and len(decoder.att_list) == 1
             and type(decoder.att_list[0]) is att.AttAdd)
 
@@ -188,16 +188,11 @@ def rnn_score(decoder, token: int, state: dict, memory: torch.Tensor, keys: torc
     c = torch.sum(enc_h * w.view(1, enc_h.shape[1], 1), dim=1)
     x = torch.cat((ey, c), dim=1)
     z_list, c_list = [], []
-    for i, cell in enumerate(decoder.decoder):
-        if decoder.dtype == "lstm":
-            z, c_i = cell(x, (state["z_prev"][i], state["c_prev"][i]))
-            c_list.append(c_i)
-        else:
-            z = cell(x, state["z_prev"][i])
+    for i, cell in enumerate(decoder.decoder):  # LSTM cells (supports_rnn)
+        z, c_i = cell(x, (state["z_prev"][i], state["c_prev"][i]))
         z_list.append(z)
+        c_list.append(c_i)
         x = z
-    if decoder.dtype != "lstm":  # ESPnet keeps GRU's c_list as it came
-        c_list = list(state["c_prev"])
     logp = F.log_softmax(decoder.output(z_list[-1]), dim=1).squeeze(0)
     return logp, {"c_prev": c_list[:], "z_prev": z_list[:], "a_prev": w,
                   "workspace": (0, z_list, c_list)}
