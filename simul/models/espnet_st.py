@@ -197,9 +197,15 @@ class ESPnetST:
         if self.fast_decoder and self._fast_rnn:
             # part of encoding, so that a sweep sharing this output charges it to every
             # setting that reads it (computation-aware latency stays honest)
-            out.derived["rnn_attention_keys"] = fast_decoder.rnn_attention_keys(
-                self.model.decoder, out.states)
+            self._rnn_keys(out)
         return out
+
+    def _rnn_keys(self, enc: Encoded) -> torch.Tensor:
+        """The RNN attention's projection of ``enc``, made once per encoder output."""
+        if "rnn_attention_keys" not in enc.derived:
+            enc.derived["rnn_attention_keys"] = fast_decoder.rnn_attention_keys(
+                self.model.decoder, enc.states)
+        return enc.derived["rnn_attention_keys"]
 
     def _enc_dim(self) -> int:
         return int(self.model.encoder.output_size())
@@ -234,15 +240,11 @@ class ESPnetST:
         if want[: len(state.tokens)] != state.tokens:
             raise ValueError("tokens must extend the tokens the state has consumed")
         s, logp = state.state, state.logp
-        if fast and len(want) > len(state.tokens):
-            keys = enc.derived.get("rnn_attention_keys")
-            if keys is None:
-                keys = enc.derived["rnn_attention_keys"] = fast_decoder.rnn_attention_keys(dec, x)
-            for t in range(len(state.tokens), len(want)):
-                logp, s = fast_decoder.rnn_score(dec, want[t], s, x, keys)
-            return logp, DecoderState(want, s, logp)
-        for t in range(len(state.tokens) + 1, len(want) + 1):  # one unit per call
-            logp, s = dec.score(torch.tensor(want[:t], device=self.device), s, x)
+        for t in range(len(state.tokens), len(want)):  # one unit per call
+            if fast:
+                logp, s = fast_decoder.rnn_score(dec, want[t], s, x, self._rnn_keys(enc))
+            else:
+                logp, s = dec.score(torch.tensor(want[: t + 1], device=self.device), s, x)
         return logp, DecoderState(want, s, logp)
 
     def max_length(self, enc: Encoded, maxlenratio: float = 0.0) -> int:
