@@ -8,8 +8,8 @@ the "Failed to import Flash Attention" line its attention module prints on impor
 builds have none), the ``torch.cuda.amp.autocast`` FutureWarning its ST model raises on
 every forward, the beam search's "max output length" warnings (simul caps output
 lengths on purpose), and the "make_pad_mask with a list of lengths is not tracable" warning
-the RNN decoder's attention logs for every new encoder output (simul traces nothing; at one
-greedy call per read, writing it took a fifth of a BLSTM sweep's decoding time).
+the RNN decoder's attention logs for every new encoder output (simul traces nothing; a BLSTM
+policy met it once per read).
 
 ESPnet decorates hundreds of functions with typeguard's ``@typechecked``, which re-parses
 and re-compiles each one when its module is imported (≈ 11 s of a 17 s import of
