@@ -132,7 +132,7 @@ def _reproduce(args: argparse.Namespace) -> int:
 
     return main_reproduce(args.only, quick=args.quick, figures_dir=args.figures,
                           executed_dir=args.executed, runs_dir=args.runs, corpus=args.corpus,
-                          dask_scheduler=args.scheduler)
+                          dask_scheduler=args.scheduler, max_utterances=args.max_utterances)
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -243,6 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", default=None, help="corpus root [the embedded mini corpus]")
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="Dask scheduler for the sweeps")
+    p.add_argument("--max-utterances", type=int, default=None, metavar="N",
+                   help="segments per split in every notebook [each notebook's own]")
     p.set_defaults(func=_reproduce)
     return parser
 

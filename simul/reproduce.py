@@ -8,7 +8,9 @@ each notebook of ``notebooks/`` with its parameters set to write
 - sweep results (cached, resumable) to ``runs/<full|quick>/<name>/``.
 
 ``--quick`` runs each notebook on a handful of utterances (the test suite does this, into
-a temporary folder); the full run uses each notebook's own ``max_utterances``.
+a temporary folder); the full run uses each notebook's own ``max_utterances`` unless
+``--max-utterances N`` sets one for all (results go to ``runs/n<N>/``, apart from the
+full run's).
 """
 
 from __future__ import annotations
@@ -68,13 +70,17 @@ def notebooks(only: list[str] | None = None) -> list[Notebook]:
 def run(only: list[str] | None = None, *, quick: bool = False,
         figures_dir: str | Path = FIGURES_DIR, executed_dir: str | Path = EXECUTED_DIR,
         runs_dir: str | Path = RUNS_DIR, corpus: str | None = None,
-        dask_scheduler: str | None = None, log=print) -> dict[str, Path]:
+        dask_scheduler: str | None = None, max_utterances: int | None = None,
+        log=print) -> dict[str, Path]:
     """Execute the notebooks; return {name: executed notebook path}. Stops at the first
     notebook that fails (papermill's error names the cell; the partial copy is kept)."""
     import papermill as pm
 
     figures_dir, executed_dir = Path(figures_dir), Path(executed_dir)
-    runs_dir = Path(runs_dir) / ("quick" if quick else "full")
+    if max_utterances is not None and (quick or max_utterances < 1):
+        raise ValueError("max_utterances: a positive number, and not with quick")
+    runs_dir = Path(runs_dir) / ("quick" if quick else
+                                 f"n{max_utterances}" if max_utterances else "full")
     executed_dir.mkdir(parents=True, exist_ok=True)
     done = {}
     for nb in notebooks(only):
@@ -85,6 +91,8 @@ def run(only: list[str] | None = None, *, quick: bool = False,
                   "workers": 1 if quick else None}  # a few utterances: no pool to start
         if corpus:
             params["corpus"] = str(Path(corpus).resolve())
+        if max_utterances:
+            params["max_utterances"] = max_utterances
         params.update(nb.batch)
         out = executed_dir / nb.file
         t0 = time.perf_counter()
@@ -102,11 +110,11 @@ def run(only: list[str] | None = None, *, quick: bool = False,
 
 def main_reproduce(only: list[str] | None, *, quick: bool, figures_dir: str | None,
                    executed_dir: str | None, runs_dir: str | None, corpus: str | None,
-                   dask_scheduler: str | None) -> int:
+                   dask_scheduler: str | None, max_utterances: int | None = None) -> int:
     t0 = time.perf_counter()
     run(only, quick=quick, figures_dir=figures_dir or FIGURES_DIR,
         executed_dir=executed_dir or EXECUTED_DIR, runs_dir=runs_dir or RUNS_DIR,
-        corpus=corpus, dask_scheduler=dask_scheduler)
+        corpus=corpus, dask_scheduler=dask_scheduler, max_utterances=max_utterances)
     print(f"done in {(time.perf_counter() - t0) / 60:.1f} min: executed notebooks in "
           f"{executed_dir or EXECUTED_DIR}, figures and tables in {figures_dir or FIGURES_DIR}")
     return 0

@@ -1,0 +1,49 @@
+"""``simul reproduce`` options, without running a kernel: what reaches papermill."""
+
+from __future__ import annotations
+
+import papermill
+import pytest
+
+from simul import reproduce
+from simul.cli import build_parser
+
+
+@pytest.fixture
+def executed(monkeypatch):
+    calls = []
+    monkeypatch.setattr(papermill, "execute_notebook",
+                        lambda src, out, parameters, **kw: calls.append((out, parameters)))
+    return calls
+
+
+def test_max_utterances_reaches_every_notebook_and_runs_apart(tmp_path, executed):
+    reproduce.run(["nguyen2021", "han2020"], max_utterances=7, figures_dir=tmp_path / "f",
+                  executed_dir=tmp_path / "e", runs_dir=tmp_path / "r", log=lambda *_: None)
+    assert [p["max_utterances"] for _, p in executed] == [7, 7]
+    assert [p["runs_dir"] for _, p in executed] == [
+        str((tmp_path / "r" / "n7" / "nguyen2021").resolve()),
+        str((tmp_path / "r" / "n7" / "han2020").resolve())]
+    assert not any(p["quick"] for _, p in executed)
+
+
+def test_full_run_keeps_each_notebooks_own_count(tmp_path, executed):
+    reproduce.run(["polak2022"], figures_dir=tmp_path / "f", executed_dir=tmp_path / "e",
+                  runs_dir=tmp_path / "r", log=lambda *_: None)
+    (_, params), = executed
+    assert "max_utterances" not in params
+    assert params["runs_dir"].endswith("/r/full/polak2022")
+
+
+@pytest.mark.parametrize("kwargs", [{"max_utterances": 0},
+                                    {"max_utterances": 5, "quick": True}])
+def test_bad_max_utterances_is_refused_before_any_notebook(tmp_path, executed, kwargs):
+    with pytest.raises(ValueError, match="max_utterances"):
+        reproduce.run(["tutorial"], runs_dir=tmp_path, log=lambda *_: None, **kwargs)
+    assert executed == []
+
+
+def test_cli_passes_max_utterances():
+    args = build_parser().parse_args(["reproduce", "--max-utterances", "12", "--only",
+                                      "ma2020"])
+    assert args.max_utterances == 12 and args.only == ["ma2020"]
