@@ -2,7 +2,8 @@
 
 Skipped while no model is shipped. Properties: reading the whole input first gives the
 offline output unit for unit; reads never go backwards and never past the end; no word is
-delayed beyond the source; the run ends with the whole source read."""
+delayed beyond the source; the run ends with the whole source read (pre-decision without
+force_finish: or at the </s> it predicted while reading)."""
 
 import json
 
@@ -84,7 +85,13 @@ def test_simultaneous_runs_read_forward_and_end_with_the_whole_source(shipped, n
     for seg in segments:
         rec = simulate(model, make(name, settings), seg)
         reads = [r for r, _ in rec.trace]
-        assert reads == sorted(reads) and reads[-1] == rec.source_length
+        assert reads == sorted(reads)
+        if name == "predecision" and not settings.get("force_finish"):
+            # </s> predicted while reading ends the run there (SimulEval's behaviour): the
+            # 500-unit BPE model does so on these segments; nothing is written after it
+            assert reads[-1] <= rec.source_length and rec.delays[-1] <= reads[-1]
+        else:
+            assert reads[-1] == rec.source_length
         assert rec.prediction_length == len(rec.delays) == len(rec.elapsed) > 0
         assert rec.delays == sorted(rec.delays)
         assert all(0 < d <= rec.source_length for d in rec.delays)
