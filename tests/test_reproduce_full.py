@@ -33,8 +33,8 @@ KNOWN_GAPS: dict[str, str] = {
     "H20-regimes": "no grid setting reaches AL ≤ 1000 ms (lowest 1242): faster settings truncate "
                    "and their last word is charged at |X|; the grid has no k=1 or s<200 ms",
     "P22-adaptive": "held on the Conformer alone (+1.1 BLEU); the Transformer's adaptive − fixed "
-                    "is −0.2 (−1.7…+1.5 over 8 points, SD ≈ 2.6 on 40 segments): its source CTC, "
-                    "which detects the words, is weaker (valid CER .13 vs .02)",
+                    "is −0.2 (−1.7…+1.5 over 8 points, SD ≈ 2.6 on 40 segments): its source CTC "
+                    "counts a whole segment's words right in 8/40 segments (Conformer 37/40)",
     "M20-AL-k": "one dip, phoneme trigger k=9→10: paired ΔAL_M20 −12 ± 41 ms on 40 segments",
     "M20-word": "at matched AL_M20, word − fixed = +0.7/−1.5/−0.5/−0.1 BLEU (SD ≈ 2.6 on 40 "
                 "segments); word triggers give 2.8 units/s, half what the model writes",
