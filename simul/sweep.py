@@ -466,6 +466,10 @@ def _claim(output: Path, fingerprint: dict, force: bool) -> None:
     tmp.replace(path)
 
 
+_WINDOW = 64
+"""Utterances whose audio is read at once and decoded longest first."""
+
+
 def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool = True,
         workers: int | None = None, scheduler: Any = None,
         on_result: Callable[[], None] | None = None) -> pd.DataFrame:
@@ -502,11 +506,13 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
             todo = [u for u in units if u.split == split and len(u.done) < len(u.segments)]
             if not todo:
                 continue
-            audio = load(spec.corpus, spec.pair, split, limit=spec.max_utterances)
-            for pos, seg in enumerate(audio):
-                for u in todo:
-                    if pos not in u.done:
-                        yield (u.ref.label, split, pos), u.ref, seg
+            audio = enumerate(load(spec.corpus, spec.pair, split, limit=spec.max_utterances))
+            while window := list(itertools.islice(audio, _WINDOW)):
+                # longest first, so that no worker is left with a long utterance at the end
+                for pos, seg in sorted(window, key=lambda ps: -ps[1].duration_ms):
+                    for u in todo:
+                        if pos not in u.done:
+                            yield (u.ref.label, split, pos), u.ref, seg
 
     bar = tqdm(total=total, initial=done, unit="decode", disable=not progress,
                desc=f"sweep {spec.name or spec.output.name}")

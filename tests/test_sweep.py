@@ -329,3 +329,17 @@ def test_spec_paths_are_relative_to_the_spec_file(tmp_path):
     assert spec_.output == path.parent / "../runs/n21"
     assert [s.slug for s in spec_.settings] == ["k=100", "k=200"]
     assert spec_.splits == ["tst-COMMON"]
+
+
+def test_longest_utterances_are_decoded_first_and_records_keep_corpus_order(
+        tiny_model_dir, corpus, segments, tmp_path):
+    out = tmp_path / "out"
+    table = sweep.run(spec(tiny_model_dir, corpus, out, GRID[1:2]), workers=1, progress=False)
+    journal = out / "journal" / Path(tiny_model_dir).name / f"{SPLIT}.jsonl"
+    order = [json.loads(line)["position"] for line in journal.read_text().splitlines()]
+    durations = [segments[p].duration_ms for p in order]
+    assert len(set(durations)) > 1  # the test corpus' segments differ in length
+    assert durations == sorted(durations, reverse=True)
+    assert sorted(order) == list(range(len(segments)))
+    lines = (out / table.records[0]).read_text().splitlines()
+    assert [json.loads(line)["segment_id"] for line in lines] == [s.id for s in segments]

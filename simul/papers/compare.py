@@ -26,7 +26,9 @@ POLICIES = ("wait_k_frames", "wait_k_words", "predecision", "onlinization", "wai
 # The settings, from low to high latency. Policies that write one unit per step
 # (predecision, wait_k_catchup) or a fixed number per stride (wait_k_frames) need a step
 # matched to the units' rate: Spanish characters come ~4× faster than 500-piece BPE units
-# (≈ 18 vs ≈ 4–5 per second of the mini corpus' English speech).
+# (≈ 18 vs ≈ 4–5 per second of the mini corpus' English speech). Every step is a multiple
+# of 50 ms (characters) or 200 ms (BPE), so that the settings read the same prefixes and
+# share their encoder passes (simul.shared).
 _BY_UNIT = {
     "bpe": [
         {"policy": "wait_k_frames", "grid": {"k": [50, 150, 300]}, "fixed": {"s": 20, "n": 1}},
@@ -36,8 +38,8 @@ _BY_UNIT = {
     ],
     "char": [
         {"policy": "wait_k_frames", "grid": {"k": [50, 150, 300]}, "fixed": {"s": 10, "n": 2}},
-        {"policy": "predecision", "grid": {"k": [8, 16, 32]},
-         "fixed": {"trigger": "fixed", "step_ms": 60.0}},
+        {"policy": "predecision", "grid": {"k": [10, 20, 40]},
+         "fixed": {"trigger": "fixed", "step_ms": 50.0}},
         {"policy": "wait_k_catchup", "grid": {"k": [8, 20, 40]}, "fixed": {"stride_ms": 50.0}},
     ],
 }
