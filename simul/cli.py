@@ -132,7 +132,8 @@ def _reproduce(args: argparse.Namespace) -> int:
 
     return main_reproduce(args.only, quick=args.quick, figures_dir=args.figures,
                           executed_dir=args.executed, runs_dir=args.runs, corpus=args.corpus,
-                          dask_scheduler=args.scheduler, max_utterances=args.max_utterances)
+                          dask_scheduler=args.scheduler, max_utterances=args.max_utterances,
+                          jobs=args.jobs)
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -245,6 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Dask scheduler for the sweeps")
     p.add_argument("--max-utterances", type=int, default=None, metavar="N",
                    help="segments per split in every notebook [each notebook's own]")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="notebooks at once [full run: 1, its sweeps use every core; "
+                        "--quick: one per core]")
     p.set_defaults(func=_reproduce)
     return parser
 

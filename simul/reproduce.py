@@ -15,6 +15,9 @@ full run's).
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+import multiprocessing
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,23 +70,46 @@ def notebooks(only: list[str] | None = None) -> list[Notebook]:
     return [known[n] for n in only]
 
 
+def _execute(file: str, out: Path, params: dict, quick: bool, threads: int | None) -> float:
+    """Execute one notebook with papermill; its wall time in seconds."""
+    import papermill as pm
+
+    if threads:  # the kernel inherits it: torch and BLAS in it use that many threads
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(threads)
+    t0 = time.perf_counter()
+    pm.execute_notebook(NOTEBOOKS_DIR / file, out, parameters=params,
+                        cwd=str(NOTEBOOKS_DIR), kernel_name="python3", progress_bar=False,
+                        log_output=False,
+                        # a quick run's cells take seconds: a stuck one fails, not hangs
+                        execution_timeout=QUICK_CELL_TIMEOUT_S if quick else None)
+    return time.perf_counter() - t0
+
+
 def run(only: list[str] | None = None, *, quick: bool = False,
         figures_dir: str | Path = FIGURES_DIR, executed_dir: str | Path = EXECUTED_DIR,
         runs_dir: str | Path = RUNS_DIR, corpus: str | None = None,
         dask_scheduler: str | None = None, max_utterances: int | None = None,
-        log=print) -> dict[str, Path]:
+        jobs: int | None = None, log=print) -> dict[str, Path]:
     """Execute the notebooks; return {name: executed notebook path}. Stops at the first
-    notebook that fails (papermill's error names the cell; the partial copy is kept)."""
-    import papermill as pm
+    notebook that fails (papermill's error names the cell; the partial copy is kept).
 
+    ``jobs`` notebooks run at once. A full run executes them one by one (each sweep uses
+    every core); a quick run, whose sweeps decode in the kernel (no pool to start for a
+    few utterances), runs one notebook per core, each kernel with one thread. With several
+    at once, those not started when one fails are not run."""
     figures_dir, executed_dir = Path(figures_dir), Path(executed_dir)
     if max_utterances is not None and (quick or max_utterances < 1):
         raise ValueError("max_utterances: a positive number, and not with quick")
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"jobs: a positive number, got {jobs}")
     runs_dir = Path(runs_dir) / ("quick" if quick else
                                  f"n{max_utterances}" if max_utterances else "full")
     executed_dir.mkdir(parents=True, exist_ok=True)
-    done = {}
-    for nb in notebooks(only):
+    chosen = notebooks(only)
+    jobs = min(jobs or ((os.cpu_count() or 1) if quick else 1), len(chosen))
+    work = []
+    for nb in chosen:
         params = {"figures_dir": str((figures_dir / nb.name).resolve()),
                   "runs_dir": str((runs_dir / nb.name).resolve()),
                   "quick": quick, "quick_utterances": QUICK_UTTERANCES,
@@ -94,27 +120,42 @@ def run(only: list[str] | None = None, *, quick: bool = False,
         if max_utterances:
             params["max_utterances"] = max_utterances
         params.update(nb.batch)
-        out = executed_dir / nb.file
-        t0 = time.perf_counter()
-        log(f"[{nb.name}] {nb.what}")
-        pm.execute_notebook(NOTEBOOKS_DIR / nb.file, out, parameters=params,
-                            cwd=str(NOTEBOOKS_DIR), kernel_name="python3", progress_bar=False,
-                            log_output=False,
-                            # a quick run's cells take seconds: a stuck one fails, not hangs
-                            execution_timeout=QUICK_CELL_TIMEOUT_S if quick else None)
-        log(f"[{nb.name}] {time.perf_counter() - t0:.0f} s → {out}, "
-            f"{figures_dir / nb.name}/")
-        done[nb.name] = out
-    return done
+        work.append((nb, executed_dir / nb.file, params))
+
+    def finished(nb: Notebook, out: Path, seconds: float) -> None:
+        log(f"[{nb.name}] {seconds:.0f} s → {out}, {figures_dir / nb.name}/")
+
+    if jobs == 1:
+        for nb, out, params in work:
+            log(f"[{nb.name}] {nb.what}")
+            finished(nb, out, _execute(nb.file, out, params, quick, None))
+        return {nb.name: out for nb, out, _ in work}
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    with cf.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        running = {}
+        for nb, out, params in work:
+            log(f"[{nb.name}] {nb.what}")
+            running[pool.submit(_execute, nb.file, out, params, quick, threads)] = (nb, out)
+        try:
+            for fut in cf.as_completed(running):
+                nb, out = running[fut]
+                finished(nb, out, fut.result())
+        except BaseException:
+            for fut in running:
+                fut.cancel()
+            raise
+    return {nb.name: out for nb, out, _ in work}
 
 
 def main_reproduce(only: list[str] | None, *, quick: bool, figures_dir: str | None,
                    executed_dir: str | None, runs_dir: str | None, corpus: str | None,
-                   dask_scheduler: str | None, max_utterances: int | None = None) -> int:
+                   dask_scheduler: str | None, max_utterances: int | None = None,
+                   jobs: int | None = None) -> int:
     t0 = time.perf_counter()
     run(only, quick=quick, figures_dir=figures_dir or FIGURES_DIR,
         executed_dir=executed_dir or EXECUTED_DIR, runs_dir=runs_dir or RUNS_DIR,
-        corpus=corpus, dask_scheduler=dask_scheduler, max_utterances=max_utterances)
+        corpus=corpus, dask_scheduler=dask_scheduler, max_utterances=max_utterances,
+        jobs=jobs)
     print(f"done in {(time.perf_counter() - t0) / 60:.1f} min: executed notebooks in "
           f"{executed_dir or EXECUTED_DIR}, figures and tables in {figures_dir or FIGURES_DIR}")
     return 0

@@ -47,3 +47,21 @@ def test_cli_passes_max_utterances():
     args = build_parser().parse_args(["reproduce", "--max-utterances", "12", "--only",
                                       "ma2020"])
     assert args.max_utterances == 12 and args.only == ["ma2020"]
+
+
+def test_bad_jobs_is_refused_before_any_notebook(tmp_path, executed):
+    with pytest.raises(ValueError, match="jobs"):
+        reproduce.run(["tutorial"], runs_dir=tmp_path, jobs=0, log=lambda *_: None)
+    assert executed == []
+
+
+def test_quick_run_with_one_job_decodes_in_the_kernel(tmp_path, executed):
+    reproduce.run(["tutorial", "ma2020"], quick=True, jobs=1, figures_dir=tmp_path / "f",
+                  executed_dir=tmp_path / "e", runs_dir=tmp_path / "r", log=lambda *_: None)
+    assert [(p["quick"], p["workers"]) for _, p in executed] == [(True, 1), (True, 1)]
+    assert [out.name for out, _ in executed] == ["tutorial.ipynb", "ma2020_predecision.ipynb"]
+
+
+def test_cli_passes_jobs():
+    args = build_parser().parse_args(["reproduce", "--quick", "--jobs", "2"])
+    assert args.jobs == 2 and args.quick

@@ -19,6 +19,7 @@ pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
 MODELS = zoo.shipped()
 WHOLE = 10_000_000  # a first read longer than any segment
+SEGMENTS = 2  # first tst-COMMON segments per model (six models × 17 cases)
 
 # (policy, settings making the first read cover the whole input, offline beam it equals)
 WHOLE_INPUT = [
@@ -57,7 +58,7 @@ def shipped(request):
         pytest.skip("no shipped model yet (data/models/ is empty)")
     name = request.param
     pair = json.loads((zoo.MODELS_DIR / name / "simul.json").read_text())["pair"]
-    segments = load_list(DEFAULT_ROOT, pair, "tst-COMMON", limit=3)
+    segments = load_list(DEFAULT_ROOT, pair, "tst-COMMON", limit=SEGMENTS)
     model = zoo.load(name)
     offline = {beam: [simulate(model, Offline(beam=beam), s).units for s in segments]
                for beam in (1, 5)}
