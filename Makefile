@@ -10,7 +10,8 @@ SIMUL := $(VENV)/bin/simul
 CORPUS := data/mini
 ESPNET_VERSION := 202511
 TORCHAUDIO_VERSION := 2.11.0
-APT_PACKAGES := espeak-ng libespeak-ng1 apertium apertium-eng-spa apertium-es-pt sox libsndfile1
+APT_PACKAGES := espeak-ng libespeak-ng1 festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts \
+	apertium apertium-eng-spa apertium-es-pt sox libsndfile1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SITE := $(VENV)/lib/python3.11/site-packages
 

@@ -7,9 +7,10 @@ import pytest
 
 from simul.corpus import CorpusError, check_built, load_list, manifest
 from simul.corpus.mini import build
+from simul.corpus.mini.festival import FestivalVoice
 from simul.corpus.mini.speech import Voice
 
-TINY = {"train": 16, "dev": 5, "tst-COMMON": 5, "tst-HE": 5}
+TINY = {"train": 60, "dev": 5, "tst-COMMON": 5, "tst-HE": 5}
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +47,9 @@ def test_layout_and_reader(tiny):
             for s in segs:
                 assert abs(s.audio.size - s.duration_ms * 16) <= 1
                 assert len(s.alignment.words) == len(s.source.split())
+    engines = {line.split("engine: ")[1].split(",")[0]
+               for line in (tiny / "en-es/data/train/txt/train.yaml").read_text().splitlines()}
+    assert engines == {"espeak-ng", "festival"}  # determinism is checked for both engines
     es = load_list(tiny, "en-es", "dev", with_audio=False)
     pt = load_list(tiny, "en-pt", "dev", with_audio=False)
     assert [s.source for s in es] == [s.source for s in pt]
@@ -80,14 +84,53 @@ def test_manifest_detects_damage_and_staleness(tiny, tmp_path):
 
 
 def test_talk_plan_voices():
-    sents = {s: [f"s{s}{i}" for i in range(90)] for s in ("train", "tst-HE")}
-    talks = build.plan_talks(sents, seed=0)
-    assert [s for t in talks for s in t.sentences] == sents["train"] + sents["tst-HE"]
+    segments = build.plan_segments({"train": 900, "tst-HE": 400}, seed=0)
+    talks = build.plan_talks(segments, seed=0)
+    assert [s for t in talks for s in t.segments] == segments["train"] + segments["tst-HE"]
     seen = {t.voice.voice_id for t in talks if t.split == "train"}
     held = {t.voice.voice_id for t in talks if t.split == "tst-HE"}
     assert seen and held and not seen & held
-    assert all(isinstance(t.voice, Voice) and len(t.gaps_ms) == len(t.sentences) for t in talks)
-    assert build.plan_talks(sents, seed=0) == talks
+    assert {"festival/kal_diphone", "festival/cmu_us_slt_arctic_hts"} <= seen
+    assert "festival/ked_diphone" in held
+    for split in ("train", "tst-HE"):  # both engines in every split, festival about 35 %
+        engines = [t.voice.engine for t in talks if t.split == split]
+        assert set(engines) == {"espeak-ng", "festival"}
+        assert 0.3 <= engines.count("festival") / len(engines) <= 0.4
+    assert all(isinstance(t.voice, Voice | FestivalVoice) for t in talks)
+    assert all(len(t.gaps_ms) == len(t.segments) for t in talks)
+    assert build.plan_talks(segments, seed=0) == talks
+
+
+def test_segments_of_one_to_three_distinct_sentences():
+    sizes = {"train": 3000, "dev": 200}
+    segments = build.plan_segments(sizes, seed=5)
+    assert {k: len(v) for k, v in segments.items()} == sizes
+    train = segments["train"]
+    share = {k: sum(len(s) == k for s in train) / len(train) for k in (1, 2, 3)}
+    assert abs(share[1] - 0.5) < 0.04 and abs(share[2] - 0.33) < 0.04
+    assert abs(share[3] - 0.17) < 0.03
+    for seg in train:
+        assert all(len(s.split()) <= build.MAX_SENTENCE_WORDS[len(seg)] for s in seg)
+        assert all(s[-1] in ".?" and s[0].isupper() for s in seg)
+    flat = [s for split in segments.values() for seg in split for s in seg]
+    assert len(flat) == len(set(flat))  # no sentence twice, within or across splits
+    assert build.plan_segments(sizes, seed=5) == segments
+    assert build.plan_segments(sizes, seed=6) != segments
+
+
+@pytest.mark.espeak
+@pytest.mark.apertium
+def test_a_synthesizer_failure_names_sentence_and_voice_and_leaves_nothing(tmp_path,
+                                                                         monkeypatch):
+    # the talk plans travel to the workers, so a bad voice there fails inside the worker
+    monkeypatch.setattr(build, "P_FESTIVAL", 1.0)
+    monkeypatch.setattr(build, "HELD_OUT_FESTIVAL", ("nosuch_voice",))
+    root = tmp_path / "mini"
+    with pytest.raises(Exception, match=r"festival failed on '.+' with voice "
+                                        r"festival/nosuch_voice_r.* \(talk_\d+, tst-HE\)"):
+        build.build(root, seed=3, sizes={"train": 2, "dev": 1, "tst-COMMON": 1, "tst-HE": 2},
+                    workers=1, progress=False)
+    assert not root.exists() and not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("text", ["train=0", "dev=x", "nosuch=3", "train"])

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from simul.corpus.mini.grammar import (
+    ADJECTIVES,
     MAX_WORDS,
     MIN_WORDS,
     NOUNS,
@@ -40,6 +41,28 @@ BARE_ONLY = frozenset(
     f.base for f in VERB_FORMS.values() if f.base not in (f.third, f.past)
 ) - NOUN_FORMS
 THIRD_ONLY = frozenset(f.third for f in VERB_FORMS.values() if f.third != f.base) - NOUN_FORMS
+ADJECTIVE_WORDS = frozenset(word for word, *_ in ADJECTIVES)
+PERSON_NOUNS = frozenset(
+    form for noun in NOUNS if "person" in noun.tags for form in (noun.singular, noun.plural)
+)
+DETERMINERS = frozenset(
+    "the a an this that these those my your his her our their some two three four many".split()
+)
+DEFINITE = frozenset("the this that these those my your his her our their".split())
+# A simple noun phrase: an optional determiner, up to three modifiers, a noun.
+_NOUN = "|".join(sorted(NOUN_FORMS, key=len, reverse=True))
+ITEM = rf"(?:(?:{'|'.join(sorted(DETERMINERS))}) )?(?:[a-z]+ ){{0,3}}?(?:{_NOUN})"
+# Three or four noun phrases with commas and a final "and" (no serial comma).
+LIST = re.compile(rf"\b{ITEM}, {ITEM}(?:, {ITEM})? and (?:{ITEM}|I)\b")
+# A list opening a statement and the word after it: the verb group of a list subject.
+LIST_SUBJECT = re.compile(
+    rf"(?:{'|'.join(sorted(d.capitalize() for d in DETERMINERS))}) (?:[a-z]+ ){{0,3}}?"
+    rf"(?:{_NOUN}), {ITEM}(?:, {ITEM})? and (?:{ITEM}|I) ([a-z]+) "
+)
+MARKERS = (
+    "Well", "Yes", "No", "Of course", "However", "Then", "Also", "In fact", "Finally", "First",
+    "Now",
+)
 
 
 def words(sentence: str) -> list[str]:
@@ -208,3 +231,86 @@ def test_apertium_knows_every_word(tmp_path):
     )
     unknown = sorted({token.lstrip("*").lower() for token in re.findall(r"\*\w+", proc.stdout)})
     assert not unknown, unknown
+
+
+def test_inner_commas(sentences):
+    """About as many sentences carry a comma inside as in punctuated TED talks."""
+    share = sum("," in s for s in sentences) / len(sentences)
+    assert 0.35 <= share <= 0.5, share
+    for s in sentences:
+        assert not re.search(r",[.?]|,,|^,", s), s
+
+
+def test_lists(sentences):
+    lists = [m.group(0) for s in sentences for m in LIST.finditer(s)]
+    assert len(lists) > N // 50
+    assert any(item.count(",") == 2 for item in lists)
+    assert any(item.endswith(" and I") for item in lists)
+    # No serial comma: "the dogs, the cats, and the birds".
+    assert not any(re.search(rf"{ITEM}, {ITEM}, and ", s) for s in sentences)
+    # Predicates: "The park is big, quiet and beautiful."
+    adjective_lists = [
+        m.groups() for s in sentences
+        for m in re.finditer(r"\b(?:is|are|was|were|be|been) (\w+), (\w+) and (\w+)\b", s)
+    ]
+    assert sum(set(words) <= ADJECTIVE_WORDS for words in adjective_lists) > N // 200
+
+
+def test_list_subject_is_plural(sentences):
+    verbs = [m.group(1) for s in sentences if s.endswith(".") and (m := LIST_SUBJECT.match(s))]
+    assert len(verbs) > N // 200
+    singular = {"is", "was", "has", "does", "am"} | THIRD_ONLY
+    assert not singular & set(verbs), sorted(singular & set(verbs))
+    assert {"are", "were", "have", "do"} & set(verbs)
+
+
+def test_discourse_markers(sentences):
+    opening = {
+        marker: [s for s in sentences if s.startswith(marker + ", ")] for marker in MARKERS
+    }
+    for marker, found in opening.items():
+        assert found, marker
+    assert sum(len(found) for found in opening.values()) > N // 20
+    assert all(" not " not in s for s in opening["Yes"])
+    assert all(" not " in s for s in opening["No"])
+    assert any(s.endswith("?") for found in opening.values() for s in found)
+    assert any(re.search(r", my friends?[.?]$", s) for s in sentences)
+
+
+def test_nonrestrictive_relatives(sentences):
+    """", who ..." for people and ", which ..." for things, after a definite noun phrase."""
+    found = 0
+    for s in sentences:
+        for m in re.finditer(r", (who|which) ", s):
+            before = s[: m.start()].split()
+            if len(before) == 1:
+                continue  # "Well, who ...?": a discourse marker, then a wh-question
+            found += 1
+            noun = before[-1]
+            assert noun in NOUN_FORMS, s
+            assert (m.group(1) == "who") == (noun in PERSON_NOUNS), s
+            determiner = next(w for w in reversed(before[-5:-1]) if w.lower() in DETERMINERS)
+            assert determiner.lower() in DEFINITE, s
+    assert found > N // 25
+    # A subject with a non-restrictive clause: the clause is closed by a comma before the verb.
+    adjectives = "|".join(sorted(ADJECTIVE_WORDS | {"very"}))
+    subject = re.compile(
+        rf"(?:The|This|These|My|Our|His|Her|Their|Your) (?:(?:{adjectives}) ){{0,3}}"
+        rf"(?:{_NOUN}), (?:who|which) "
+    )
+    opening = [s for s in sentences if subject.match(s)]
+    assert len(opening) > N // 200
+    assert all(re.match(r"[^,]+, (who|which) [^,]+, [a-z]", s) for s in opening), opening
+
+
+@pytest.mark.apertium
+@pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium is not installed")
+def test_apertium_keeps_commas(sentences):
+    from simul.corpus.mini.translate import translate
+
+    source = [s for s in sentences if "," in s][:200]
+    targets = translate(source, ("es", "pt"))
+    for lang, lines in targets.items():
+        kept = sum(t.count(",") == s.count(",") for s, t in zip(source, lines, strict=True))
+        assert kept >= 0.95 * len(source), (lang, kept)
+        assert sum(t.count(",") for t in lines) >= sum(s.count(",") for s in source), lang

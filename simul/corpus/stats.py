@@ -12,6 +12,18 @@ from simul.corpus import check_built, find_split_dir, load
 
 SPLITS = ("train", "dev", "tst-COMMON", "tst-HE")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_SENTENCE_END = re.compile(r"[.?!](?:\s|$)")
+_INNER_PUNCT = re.compile(r"[,.?!;:](?=.*\w)")
+
+
+def sentences(text: str) -> int:
+    """Sentences in a segment's text: its "." / "?" / "!" ends (at least one)."""
+    return max(1, len(_SENTENCE_END.findall(text.strip())))
+
+
+def inner_punctuation(text: str) -> bool:
+    """Whether ``text`` has punctuation before its last word (a comma, a sentence end, ...)."""
+    return bool(_INNER_PUNCT.search(text))
 
 
 def vocabulary(lines) -> set[str]:
@@ -19,11 +31,8 @@ def vocabulary(lines) -> set[str]:
     return {w.lower() for line in lines for w in _WORD.findall(line)}
 
 
-def _voices(split_dir: Path, split: str) -> int | None:
-    """Distinct espeak-ng voices (accent+variant) named in our yaml; None for MuST-C."""
-    entries = yaml.load((split_dir / "txt" / f"{split}.yaml").read_text(), Loader=yaml.CSafeLoader)
-    voices = {e["voice"] for e in entries if "voice" in e}
-    return len(voices) if voices else None
+def _yaml(split_dir: Path, split: str) -> list[dict]:
+    return yaml.load((split_dir / "txt" / f"{split}.yaml").read_text(), Loader=yaml.CSafeLoader)
 
 
 def info(root: str | Path, pairs: tuple[str, ...] = ("en-es", "en-pt"),
@@ -39,6 +48,10 @@ def info(root: str | Path, pairs: tuple[str, ...] = ("en-es", "en-pt"),
                 continue
             segs = list(load(root, pair, split, with_audio=False))
             durations = pd.Series([s.duration_ms / 1000 for s in segs])
+            entries = _yaml(split_dir, split)
+            voices = {e["voice"] for e in entries if "voice" in e}
+            engines = pd.Series([e.get("engine", "") for e in entries])
+            n_sent = pd.Series([sentences(s.source) for s in segs])
             rows.append({
                 "pair": pair, "split": split, "segments": len(segs),
                 "hours": round(durations.sum() / 3600, 2),
@@ -47,7 +60,15 @@ def info(root: str | Path, pairs: tuple[str, ...] = ("en-es", "en-pt"),
                 "src_vocab": len(vocabulary(s.source for s in segs)),
                 "tgt_vocab": len(vocabulary(s.target for s in segs)),
                 "speakers": len({s.speaker_id for s in segs}),
-                "voices": _voices(split_dir, split),
+                "voices": len(voices) if voices else None,
+                # share of the audio spoken by festival (the rest: espeak-ng); None for MuST-C
+                "festival_%": (round(100 * durations[engines == "festival"].sum()
+                                     / durations.sum(), 1) if engines.any() else None),
+                "1_sent": int((n_sent == 1).sum()), "2_sent": int((n_sent == 2).sum()),
+                "3+_sent": int((n_sent >= 3).sum()),
+                "sent/seg": round(n_sent.mean(), 2),
+                "inner_punct_%": round(100 * sum(inner_punctuation(s.target) for s in segs)
+                                       / len(segs), 1),
             })
     if not rows:
         raise FileNotFoundError(f"{root}: no split of {pairs} found")

@@ -1,9 +1,20 @@
 """Deterministic builder of the embedded mini corpus, in MuST-C's layout.
 
-Pipeline: English sentences from the seeded grammar (:mod:`.grammar`) → Spanish and
-Portuguese by apertium (:mod:`.translate`) → speech by espeak-ng with word and phoneme
-times (:mod:`.speech`) → talks (one wav per talk, one speaker per talk, short silences
-between segments) → ``<root>/<pair>/data/<split>/{wav,txt}`` for ``en-es`` and ``en-pt``.
+Pipeline: English sentences from the seeded grammar (:mod:`.grammar`), grouped into
+segments of one to three sentences → Spanish and Portuguese by apertium, sentence by
+sentence (:mod:`.translate`), joined per segment → speech by espeak-ng (:mod:`.speech`) or
+festival (:mod:`.festival`), with word and phoneme times from the synthesizer → talks (one
+wav per talk, one speaker per talk, short silences between segments) →
+``<root>/<pair>/data/<split>/{wav,txt}`` for ``en-es`` and ``en-pt``.
+
+Like MuST-C's, a segment may hold several sentences, so a target goes on after a "." or
+"?": about half the segments hold one sentence, a third two and the rest three, the
+sentences of longer segments being shorter ones, which keeps segment durations MuST-C-like
+(mean 5–8 s, a tail to about 20 s).
+
+Who speaks what: train, dev and tst-COMMON mix both engines with the same voices; tst-HE is
+spoken only by voices that train never uses (held-out espeak-ng variants and a festival
+voice of its own).
 
 The corpus is written into ``<root>.tmp-<pid>`` and renamed into place only when complete,
 with ``manifest.json`` (checksums of every file) written last, so a crash never leaves a
@@ -18,7 +29,9 @@ import multiprocessing as mp
 import os
 import random
 import shutil
+import subprocess
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,14 +40,21 @@ import soundfile as sf
 from tqdm import tqdm
 
 from simul.corpus import manifest as manifest_mod
-from simul.corpus.mini import grammar, translate
+from simul.corpus.mini import festival, grammar, translate
+from simul.corpus.mini.festival import Festival, FestivalVoice
 from simul.corpus.mini.speech import TARGET_RATE, Espeak, Voice
 
 #: Bump when a change to the builder changes its output: the reader then calls a corpus stale.
-BUILDER_VERSION = 1
+BUILDER_VERSION = 2
 
+#: Segments per split (each of one to three sentences).
 SPLITS: dict[str, int] = {"train": 12000, "dev": 500, "tst-COMMON": 500, "tst-HE": 400}
 PAIRS: tuple[str, ...] = ("en-es", "en-pt")
+
+#: Sentences per segment and how often: one (about half), two (a third), three.
+SENTENCES_PER_SEGMENT: tuple[tuple[int, float], ...] = ((1, 0.5), (2, 0.33), (3, 0.17))
+#: Longest sentence (words) in a segment of n sentences: keeps segments MuST-C-like in length.
+MAX_SENTENCE_WORDS: dict[int, int] = {1: grammar.MAX_WORDS, 2: 10, 3: 8}
 
 #: English accents of espeak-ng (voice files under gmw/).
 ACCENTS: tuple[str, ...] = (
@@ -51,7 +71,14 @@ SEEN_VARIANTS: tuple[str, ...] = (
 HELD_OUT_VARIANTS: tuple[str, ...] = (
     "m7", "m8", "f5", "klatt4", "iven", "steph", "robert", "Annie",
 )
-RATE_WPM = (100, 160)  # espeak-ng words/min; gives ~5.3 s mean segments (MuST-C-like)
+#: Festival voices heard in train, dev and tst-COMMON, and the one kept for tst-HE.
+SEEN_FESTIVAL: tuple[str, ...] = ("kal_diphone", "cmu_us_slt_arctic_hts")
+HELD_OUT_FESTIVAL: tuple[str, ...] = ("ked_diphone",)
+#: Share of talks spoken by festival (the rest by espeak-ng), in every split.
+P_FESTIVAL = 0.35
+FESTIVAL_RATES = (0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2)
+FESTIVAL_PITCH_CENTS = tuple(range(-300, 301, 50))
+RATE_WPM = (100, 160)  # espeak-ng words/min
 PITCH = (30, 70)
 PITCH_RANGE = (35, 70)
 TALK_SEGMENTS = (12, 40)
@@ -63,8 +90,8 @@ EDGE_MS = 400  # silence at the start and end of every talk
 class TalkPlan:
     name: str
     split: str
-    voice: Voice
-    sentences: tuple[str, ...]
+    voice: Voice | FestivalVoice
+    segments: tuple[tuple[str, ...], ...]  # the sentences of each segment
     gaps_ms: tuple[int, ...]  # silence before each segment (the first one after EDGE_MS)
 
 
@@ -79,21 +106,85 @@ def parse_sizes(text: str) -> dict[str, int]:
     return sizes
 
 
-def plan_talks(sentences: dict[str, list[str]], seed: int) -> list[TalkPlan]:
-    """Group each split's sentences into talks and draw one speaker per talk."""
+def plan_segments(sizes: dict[str, int], seed: int) -> dict[str, list[tuple[str, ...]]]:
+    """Draw each split's segments: tuples of one to three distinct grammar sentences.
+
+    Sentences come from one ``Grammar(seed)`` stream and are never shared between segments
+    or splits. A segment of n sentences takes the oldest unused sentences of at most
+    ``MAX_SENTENCE_WORDS[n]`` words; the sentences left unused at the end are dropped.
+    """
+    g = grammar.Grammar(seed)
+    rng = random.Random(f"{seed}:segments")
+    counts, weights = zip(*SENTENCES_PER_SEGMENT, strict=True)
+    caps = sorted(set(MAX_SENTENCE_WORDS.values()))
+    pools: dict[int, deque[tuple[int, str]]] = {cap: deque() for cap in caps}
+    seen: set[str] = set()
+    drawn = 0
+
+    def take(cap: int) -> str:
+        nonlocal drawn
+        while True:
+            heads = [(pools[c][0][0], c) for c in caps if c <= cap and pools[c]]
+            if heads:
+                return pools[min(heads)[1]].popleft()[1]
+            sentence = g.sentence()
+            if sentence in seen:
+                continue
+            seen.add(sentence)
+            n_words = len(sentence.split())
+            pools[next(c for c in caps if n_words <= c)].append((drawn, sentence))
+            drawn += 1
+
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for split, n in sizes.items():
+        segments = []
+        for _ in range(n):
+            k = rng.choices(counts, weights)[0]
+            segments.append(tuple(take(MAX_SENTENCE_WORDS[k]) for _ in range(k)))
+        out[split] = segments
+    return out
+
+
+def _voice(rng: random.Random, split: str, use_festival: bool,
+           heard: list[tuple[str, str]] | None) -> Voice | FestivalVoice:
+    """A speaker for a talk of ``split``; ``heard``: the espeak-ng (accent, variant) pairs of
+    train, from which dev and tst-COMMON draw (None while planning train itself)."""
+    held_out = split == "tst-HE"
+    if use_festival:
+        return FestivalVoice(
+            name=rng.choice(HELD_OUT_FESTIVAL if held_out else SEEN_FESTIVAL),
+            rate=rng.choice(FESTIVAL_RATES), pitch_cents=rng.choice(FESTIVAL_PITCH_CENTS),
+        )
+    if held_out:
+        accent, variant = rng.choice(ACCENTS), rng.choice(HELD_OUT_VARIANTS)
+    elif heard:
+        accent, variant = rng.choice(heard)
+    else:
+        accent, variant = rng.choice(ACCENTS), rng.choice(SEEN_VARIANTS)
+    return Voice(accent=accent, variant=variant, rate_wpm=rng.randint(*RATE_WPM),
+                 pitch=rng.randint(*PITCH), pitch_range=rng.randint(*PITCH_RANGE))
+
+
+def plan_talks(segments: dict[str, list[tuple[str, ...]]], seed: int) -> list[TalkPlan]:
+    """Group each split's segments into talks and draw one speaker per talk."""
     talks: list[TalkPlan] = []
-    for split, sents in sentences.items():
+    heard: list[tuple[str, str]] | None = None
+    # train first: dev and tst-COMMON speak with voices heard in train
+    for split in sorted(segments, key=lambda s: s != "train"):
+        segs = segments[split]
+        if split != "train" and heard is None:
+            heard = sorted({(t.voice.accent, t.voice.variant) for t in talks
+                            if isinstance(t.voice, Voice)})
         rng = random.Random(f"{seed}:{split}:talks")
-        variants = HELD_OUT_VARIANTS if split == "tst-HE" else SEEN_VARIANTS
-        start = 0
-        while start < len(sents):
+        start = n_talks = n_festival = 0
+        while start < len(segs):
             n = rng.randint(*TALK_SEGMENTS)
-            chunk = tuple(sents[start : start + n])
-            voice = Voice(
-                accent=rng.choice(ACCENTS), variant=rng.choice(variants),
-                rate_wpm=rng.randint(*RATE_WPM), pitch=rng.randint(*PITCH),
-                pitch_range=rng.randint(*PITCH_RANGE),
-            )
+            chunk = tuple(segs[start : start + n])
+            # a quota rather than a coin per talk: small splits get their share of festival
+            n_talks += 1
+            use_festival = n_festival < round(P_FESTIVAL * n_talks)
+            n_festival += use_festival
+            voice = _voice(rng, split, use_festival, heard)
             gaps = tuple([EDGE_MS] + [rng.randint(*GAP_MS) for _ in chunk[1:]])
             talks.append(TalkPlan(f"talk_{len(talks) + 1:04d}", split, voice, chunk, gaps))
             start += n
@@ -101,24 +192,39 @@ def plan_talks(sentences: dict[str, list[str]], seed: int) -> list[TalkPlan]:
 
 
 _ESPEAK: Espeak | None = None
+_FESTIVAL: Festival | None = None
 
 
-def _init_worker() -> None:
+def _init_espeak() -> None:
     global _ESPEAK
     _ESPEAK = Espeak()
 
 
+def _init_festival() -> None:
+    global _FESTIVAL
+    _FESTIVAL = Festival()
+    # runs when the pool's worker exits normally (pool.close(); pool.join())
+    mp.util.Finalize(_FESTIVAL, _FESTIVAL.close, exitpriority=10)
+
+
 def synthesize_talk(plan: TalkPlan, wav_path: Path) -> list[dict]:
     """Speak one talk into ``wav_path``; return its segments' yaml fields and alignments."""
-    assert _ESPEAK is not None, "worker not initialised"
+    engine = _FESTIVAL if isinstance(plan.voice, FestivalVoice) else _ESPEAK
+    assert engine is not None, "worker not initialised"
     pieces, segments, cursor = [], [], 0
-    for sentence, gap_ms in zip(plan.sentences, plan.gaps_ms, strict=True):
+    for sentences, gap_ms in zip(plan.segments, plan.gaps_ms, strict=True):
+        text = " ".join(sentences)
         gap = np.zeros(gap_ms * TARGET_RATE // 1000, np.int16)
-        utt = _ESPEAK.synthesize(sentence, plan.voice)
-        n_words = len(sentence.split())
+        try:
+            utt = engine.synthesize(text, plan.voice)
+        except Exception as e:
+            raise RuntimeError(f"{plan.voice.engine} failed on {text!r} with voice "
+                               f"{plan.voice.speaker_id} ({plan.name}, {plan.split}): {e}") from e
+        n_words = len(text.split())
         if len(utt.words) != n_words:
             raise RuntimeError(
-                f"espeak-ng gave {len(utt.words)} word times for {n_words} words: {sentence!r}"
+                f"{plan.voice.engine} ({plan.voice.speaker_id}) gave {len(utt.words)} word "
+                f"times for {n_words} words: {text!r}"
             )
         pieces += [gap, utt.audio]
         cursor += gap.size
@@ -127,6 +233,7 @@ def synthesize_talk(plan: TalkPlan, wav_path: Path) -> list[dict]:
             "duration": utt.audio.size / TARGET_RATE,
             "speaker_id": plan.voice.speaker_id,
             "voice": plan.voice.voice_id,
+            "engine": plan.voice.engine,
             "wav": wav_path.name,
             "align": {"words": [list(w) for w in utt.words],
                       "phonemes": [list(p) for p in utt.phonemes]},
@@ -144,7 +251,8 @@ def _synthesize_job(args: tuple[TalkPlan, Path]) -> list[dict]:
 def _yaml_line(seg: dict) -> str:
     return (
         f"- {{duration: {seg['duration']:.6f}, offset: {seg['offset']:.6f}, "
-        f"speaker_id: {seg['speaker_id']}, voice: {seg['voice']}, wav: {seg['wav']}}}\n"
+        f"speaker_id: {seg['speaker_id']}, voice: {seg['voice']}, engine: {seg['engine']}, "
+        f"wav: {seg['wav']}}}\n"
     )
 
 
@@ -166,6 +274,35 @@ def _write_split(pair_dir: Path, split: str, segs: list[dict], src: list[str],
                                 "phonemes": _round_times(a["phonemes"])}) + "\n")
 
 
+def _speak(jobs: list[tuple[TalkPlan, Path]], workers: int, progress: bool) -> list[list[dict]]:
+    """Synthesize every talk; results in the order of ``jobs``."""
+    # espeak-ng keeps state from one utterance to the next (the same sentence comes out a
+    # few samples different after other voices), so every espeak-ng talk is spoken by a
+    # fresh process: the output then depends only on the talk, not on how talks were
+    # scheduled. The fork server is a clean process (never a copy of one that used espeak).
+    # Festival selects the voice and sets the rate for every talk, so its output does not
+    # depend on what the process spoke before: one long-lived festival per worker.
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["simul.corpus.mini.build"])
+    results: dict[int, list[dict]] = {}
+    for engine, init, per_child in (("espeak-ng", _init_espeak, 1),
+                                    ("festival", _init_festival, None)):
+        idx = [i for i, (talk, _) in enumerate(jobs) if talk.voice.engine == engine]
+        if not idx:
+            continue
+        pool = ctx.Pool(workers, initializer=init, maxtasksperchild=per_child)
+        try:
+            done = pool.imap(_synthesize_job, [jobs[i] for i in idx], chunksize=1)
+            for i, segs in zip(idx, tqdm(done, total=len(idx), desc=f"{engine} talks",
+                                         unit="talk", disable=not progress), strict=True):
+                results[i] = segs
+            pool.close()
+            pool.join()
+        finally:
+            pool.terminate()
+    return [results[i] for i in range(len(jobs))]
+
+
 def build(root: str | Path, *, seed: int = 0, sizes: dict[str, int] | None = None,
           workers: int | None = None, progress: bool = True) -> dict:
     """Build the corpus at ``root`` (atomically); return its manifest."""
@@ -176,47 +313,42 @@ def build(root: str | Path, *, seed: int = 0, sizes: dict[str, int] | None = Non
     tmp = root.with_name(f"{root.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        sentences = grammar.generate(sum(sizes.values()), seed)
-        by_split, start = {}, 0
-        for split, n in sizes.items():
-            by_split[split] = sentences[start : start + n]
-            start += n
-        targets = translate.translate(sentences, ("es", "pt"), workers=workers)
-        talks = plan_talks(by_split, seed)
+        segments = plan_segments(sizes, seed)
+        sentences = [s for split in sizes for seg in segments[split] for s in seg]
+        by_sentence = translate.translate(sentences, ("es", "pt"), workers=workers)
+        talks = plan_talks(segments, seed)
         src_dir = tmp / PAIRS[0] / "data"
         jobs = []
         for talk in talks:
             wav_dir = src_dir / talk.split / "wav"
             wav_dir.mkdir(parents=True, exist_ok=True)
             jobs.append((talk, wav_dir / f"{talk.name}.wav"))
-        # espeak-ng keeps state from one utterance to the next (the same sentence comes out
-        # a few samples different after other voices), so every talk is spoken by a fresh
-        # process: the output then depends only on the talk, not on how talks were scheduled.
-        # The fork server is a clean process (never a copy of one that already used espeak).
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["simul.corpus.mini.build"])
-        with ctx.Pool(workers, initializer=_init_worker, maxtasksperchild=1) as pool:
-            results = list(tqdm(pool.imap(_synthesize_job, jobs, chunksize=1), total=len(jobs),
-                                desc="espeak-ng talks", unit="talk", disable=not progress))
+        results = _speak(jobs, workers, progress)
         segs_by_split: dict[str, list[dict]] = {s: [] for s in sizes}
         for talk, segs in zip(talks, results, strict=True):
             segs_by_split[talk.split] += segs
         start = 0
-        for split, n in sizes.items():
-            src = sentences[start : start + n]
+        for split in sizes:
+            src = [" ".join(seg) for seg in segments[split]]
+            n_sent = sum(len(seg) for seg in segments[split])
             for pair in PAIRS:
                 lang = pair.split("-")[1]
-                tgt = targets[lang][start : start + n]
+                tgt, k = [], start
+                for seg in segments[split]:
+                    tgt.append(" ".join(by_sentence[lang][k : k + len(seg)]))
+                    k += len(seg)
                 _write_split(tmp / pair, split, segs_by_split[split], src, tgt, lang)
                 if pair != PAIRS[0]:
                     _link_tree(src_dir / split / "wav", tmp / pair / "data" / split / "wav")
-            start += n
+            start += n_sent
         info = {
             "builder_version": BUILDER_VERSION,
             "seed": seed,
             "sizes": sizes,
             "pairs": list(PAIRS),
-            "espeak_ng": _init_version(),
+            "espeak_ng": _espeak_version(),
+            "festival": festival.version(),
+            "sox": _sox_version(),
             "apertium": translate.apertium_version(),
             "build_seconds": round(time.monotonic() - t0, 1),
         }
@@ -235,5 +367,10 @@ def _link_tree(src: Path, dst: Path) -> None:
         os.link(f, dst / f.name)
 
 
-def _init_version() -> str:
+def _espeak_version() -> str:
     return Espeak().version
+
+
+def _sox_version() -> str:
+    out = subprocess.run(["sox", "--version"], capture_output=True, text=True, check=False)
+    return out.stdout.strip()

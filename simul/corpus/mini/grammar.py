@@ -10,18 +10,34 @@ words whose Spanish apertium fails to generate (farm, station, manager, ...) are
 The grammar is a hand-written PCFG whose rules live in the module-level tables below.
 Informally, with ``[...]`` optional and ``|`` a weighted choice::
 
-    Sentence     -> Declarative "." | YesNoQuestion "?" | WhQuestion "?"
+    Sentence     -> [Marker ","] Declarative [Vocative] "."
+                  | [QMarker ","] (YesNoQuestion | WhQuestion) [Vocative] "?"
     Declarative  -> Clause | Clause Sub | Sub "," Clause | Time "," Clause
                   | Clause "and" Clause | Clause "," "but" Clause | NP VP ("and" | "but") VP
+    Marker       -> well | yes | no | of course | however | in fact | then | finally | ...
+    QMarker      -> well | now | then | oh | actually
+    Vocative     -> "," my (friend | friends)
     YesNoQuestion-> Operator NP VP' [Sub]             (do-support or auxiliary inversion)
     WhQuestion   -> Wh Operator NP VP'-with-gap [Sub] | "who" VP | "what" VP
     Wh           -> what | who | which Noun | where | when | why | how [Adj]
     Sub          -> (because | when | although | if | before | after | while) Clause
     Clause       -> NP VP | "there" Be NP Location | "it" Weather | NP Be Predicate
+    Predicate    -> [very] Adj | Adj "and" Adj | Adj "," Adj "and" Adj | Location | NP
     VP           -> Aux* [not] [Adverb] Verb Complements [Manner] [Location] [With] [Time]
     Complements  -> NP | Prep NP | NP NP | NP "to" NP | "to" NP | "that" Clause | "to" VP | ...
     NP           -> Det [very] Adj [Adj] Noun [PP] [Relative] | Pronoun | NP "and" NP
+                  | DefDet [very] Adj [Adj] Noun "," NonRestrictive ","
+                  | Item "," Item ["," Item] "and" (Item | "I")       (a list: plural)
+    Item         -> Det [very] Adj [Adj] Noun
     Relative     -> (who | which | that) VP | (who | which | that) NP VP-with-gap
+    NonRestrictive -> (who | which) VP | (who | which) NP VP-with-gap
+
+A non-restrictive relative clause follows only a noun with a definite or possessive determiner
+(the, this, my, our, ...) and takes "who" for people and "which" for the rest, never "that"; its
+closing comma is dropped where the sentence ends or another comma follows.  Lists of three or
+four noun phrases (no serial comma) are subjects or objects; discourse markers open statements
+(and a few questions); each one was checked to come through apertium eng-spa and es-pt whole,
+comma included.
 
 A verb comes with a *frame* (intransitive, transitive, prepositional, ditransitive, motion,
 that-clause, infinitive) that fixes its complements and, through semantic tags, which nouns can
@@ -37,9 +53,11 @@ inversion are realised when a clause is turned into words; wh-questions replace 
 clause (object, location, time, manner, stranded preposition, ...) by its wh-word.
 
 Sentence length is controlled by depth-dependent probabilities of optional material (adjectives,
-prepositional phrases, relative clauses, adjuncts, subordinate and coordinated clauses); the rare
-sentence outside ``MIN_WORDS``..``MAX_WORDS`` is drawn again.  All choices go through one
-``random.Random`` over tuples, so a seed fixes the output in every process.
+prepositional phrases, relative clauses, lists, adjuncts, subordinate and coordinated clauses,
+discourse markers); the rare sentence outside ``MIN_WORDS``..``MAX_WORDS`` is drawn again.  The
+comma rules are weighted so that about 40 % of the sentences have a comma inside, which makes
+them more like the punctuated talks of MuST-C.  All choices go through one ``random.Random``
+over tuples, so a seed fixes the output in every process.
 """
 
 from __future__ import annotations
@@ -918,6 +936,40 @@ WH_WORDS: tuple[tuple[str, float], ...] = (
     ("what", 24), ("who", 18), ("where", 18), ("when", 12), ("why", 15), ("how", 13),
 )
 
+# (marker, weight, condition): sentence-initial discourse markers and interjections, followed
+# by a comma, as in spoken English ("Well, ...", "In fact, ...").  The condition is "" (any
+# statement), "positive" or "negative" (a statement with or without "not": "Yes, I like tea.",
+# "No, I do not like tea.") or a time the statement must have ("At first, ..." narrates the
+# past).  Each marker was checked with apertium on 150 statements: eng-spa and eng-spa | es-pt
+# translate it as a unit, keep its comma, leave no unknown or generation marks and do not change
+# the translation of the rest of the sentence (but for the tagger's context effects, see
+# translate.py).  Left out for their translation: "so" (es "Tan"), "look"
+# ("Cariz"), "right" ("Derecho"), "please" ("Complacer"), "otherwise" (unknown), "after that"
+# ("Después de que aquello"), "still" ("Todavía"), "meanwhile", "instead", "by the way" (pt
+# "Enquanto", "Em mudança", "Por verdadeiro"), "okay" (pt "Vale").
+DISCOURSE_MARKERS: tuple[tuple[str, float, str], ...] = (
+    ("well", 14, ""), ("yes", 5, "positive"), ("no", 5, "negative"), ("of course", 7, ""),
+    ("however", 6, ""), ("then", 5, ""), ("also", 4, ""), ("in fact", 6, ""), ("actually", 6, ""),
+    ("now", 6, ""), ("first", 3, ""), ("finally", 4, ""), ("oh", 3, ""), ("listen", 2, ""),
+    ("luckily", 3, ""), ("fortunately", 2, ""), ("unfortunately", 4, ""), ("sadly", 2, ""),
+    ("anyway", 3, ""), ("besides", 2, ""), ("honestly", 2, ""), ("at first", 2, "past"),
+    ("in the end", 3, "past"), ("for example", 4, ""), ("next", 2, ""), ("therefore", 2, ""),
+    ("clearly", 2, ""), ("obviously", 2, ""), ("indeed", 2, ""), ("naturally", 2, ""),
+)
+# Markers that also open a question ("Well, where did you go?").  Apertium translates them as
+# in statements, though the question after them comes out a little differently (it drops the
+# "Hizo" of do-support, for one).
+QUESTION_MARKERS: tuple[tuple[str, float], ...] = (
+    ("well", 4), ("now", 2), ("then", 2), ("oh", 1), ("actually", 1),
+)
+# Forms of address, after a comma at the end of a statement or question ("..., my friend.").
+VOCATIVES: tuple[tuple[str, float], ...] = (("my friend", 3), ("my friends", 2))
+# Determiners after which a noun phrase can take a non-restrictive relative clause ("my brother,
+# who lives in the city, ..."): the phrase must pick out its referent by itself.
+DEFINITE_DETERMINERS = frozenset(
+    ("the", "this", "that", "these", "those", "my", "your", "his", "her", "our", "their")
+)
+
 # Words the rules emit directly, besides those of the tables above.
 FUNCTION_WORDS: tuple[str, ...] = (
     "a", "an", "the", "not", "do", "does", "did", "will", "am", "is", "are", "was", "were", "be",
@@ -952,6 +1004,16 @@ P_VP_COORDINATION = 0.06
 P_FRONT_TIME = 0.06
 P_QUESTION_SUBORDINATE = 0.3
 P_WHICH = 0.25
+# Commas inside the sentence, besides fronted clauses and adverbials and ", but".
+P_MARKER = 0.22
+P_QUESTION_MARKER = 0.06
+P_VOCATIVE = 0.03
+P_LIST_SUBJECT = (0.05, 0.02, 0.0, 0.0)
+P_LIST_OBJECT = (0.06, 0.02, 0.0, 0.0)
+P_FOURTH_ITEM = 0.2
+P_LIST_WITH_I = 0.2
+P_ADJECTIVE_LIST = 0.15
+P_NONRESTRICTIVE = (0.08, 0.04, 0.0, 0.0)
 MAX_DEPTH = 3
 
 
@@ -1171,6 +1233,9 @@ _W_GROUND_SINGULAR = _Weighted(GROUND_SINGULAR_DETERMINERS)
 _W_GROUND_PLURAL = _Weighted(GROUND_PLURAL_DETERMINERS)
 _W_GROUND_MASS = _Weighted(GROUND_MASS_DETERMINERS)
 _W_SUBJECT_PRONOUNS = _Weighted((row[:3], row[3]) for row in SUBJECT_PRONOUNS)
+_W_DISCOURSE_MARKERS = _Weighted((row[::2], row[1]) for row in DISCOURSE_MARKERS)
+_W_QUESTION_MARKERS = _Weighted(QUESTION_MARKERS)
+_W_VOCATIVES = _Weighted(VOCATIVES)
 
 
 def _article(word: str) -> str:
@@ -1258,6 +1323,23 @@ def _question(clause: _Clause, slots: Sequence[_Slot] | None = None) -> list[str
     return [operator, *clause.subject.words, *rest, *_slot_words(slots)]
 
 
+def _punctuate(tokens: Sequence[str]) -> list[str]:
+    """``tokens`` without the commas that meet another comma or the end of the sentence.
+
+    A non-restrictive relative clause is closed by a comma wherever it ends; when its noun
+    phrase ends a clause that is followed by a comma anyway (a fronted subordinate clause,
+    ", but") or ends the sentence, the one comma or the final stop is all English writes.
+    """
+    out: list[str] = []
+    for token in tokens:
+        if token == "," and (not out or out[-1] == ","):
+            continue
+        out.append(token)
+    while out and out[-1] == ",":
+        out.pop()
+    return out
+
+
 def _finish(tokens: Sequence[str], question: bool) -> str:
     first = tokens[0]
     parts = [first[0].upper() + first[1:]]
@@ -1294,6 +1376,7 @@ class Grammar:
         """One sentence, with a capital first letter and a final "." or "?"."""
         while True:
             tokens, question = self._sentence()
+            tokens = _punctuate(tokens)
             if MIN_WORDS <= _word_count(tokens) <= MAX_WORDS:
                 return _finish(tokens, question)
 
@@ -1337,16 +1420,43 @@ class Grammar:
     # ---- sentences ---------------------------------------------------------------------
 
     def _sentence(self) -> tuple[list[str], bool]:
-        r = self._rng.random()
-        if r < P_YES_NO:
-            return self._yes_no_question(), True
+        rng = self._rng
+        r = rng.random()
         if r < P_YES_NO + P_WH:
-            return self._wh_question(), True
-        return self._statement(), False
+            words = self._yes_no_question() if r < P_YES_NO else self._wh_question()
+            if rng.random() < P_QUESTION_MARKER:
+                words = [*_W_QUESTION_MARKERS.pick(rng).split(), ",", *words]
+            question = True
+        else:
+            words = self._statement()
+            question = False
+        if rng.random() < P_VOCATIVE:
+            words += [",", *_W_VOCATIVES.pick(rng).split()]
+        return words, question
 
     def _statement(self) -> list[str]:
         rng = self._rng
         time = _W_TIMES.pick(rng)
+        words = self._declaration(time)
+        if rng.random() < P_MARKER:
+            words = [*self._marker(time, words), ",", *words]
+        return words
+
+    def _marker(self, time: str, words: Sequence[str]) -> list[str]:
+        """A discourse marker that fits the statement ``words`` of time ``time``.
+
+        Its condition must hold (see ``DISCOURSE_MARKERS``) and its last word must not occur in
+        the statement: no "Finally, he finally left." or "Well, she sings well."
+        """
+        polarity = "negative" if "not" in words else "positive"
+        while True:
+            marker, condition = _W_DISCOURSE_MARKERS.pick(self._rng)
+            tokens = marker.split()
+            if condition in ("", polarity, time) and tokens[-1] not in words:
+                return tokens
+
+    def _declaration(self, time: str) -> list[str]:
+        rng = self._rng
         r = rng.random()
         if r < P_SUBORDINATE:
             main = _declarative(self._clause(time, 0, neg_p=P_NEGATIVE))
@@ -1640,7 +1750,12 @@ class Grammar:
                 subject = self._subject(PREDICABLE_TAGS, depth)
         slots: list[_Slot] = []
         open_wh: tuple[str, ...] = ("why",)
-        if mode == "adj":
+        listed: list[str] | None = None
+        if mode == "adj" and rng.random() < P_ADJECTIVE_LIST:
+            listed = self._adjective_list(self._adjectives_for(subject.tags))
+        if listed is not None:
+            slots.append(_Slot(listed))
+        elif mode == "adj":
             adjectives = self._adjectives_for(subject.tags)
             first = rng.choice(adjectives)
             r = rng.random()
@@ -1675,6 +1790,17 @@ class Grammar:
                 _Slot(rng.choice(TIME_ADVERBIALS[adverbial or tense]).split(), ((("when",), ()),))
             )
         return _Clause(subject, None, tense, negative, adverb, slots, open_wh)
+
+    def _adjective_list(self, adjectives: Sequence[_Adjective]) -> list[str] | None:
+        """Three predicate adjectives: "big, quiet and friendly" (at most one of each size, age
+        and colour rank, so no "big, small and ..."); None if there are not enough."""
+        picked: list[_Adjective] = []
+        for adjective in self._rng.sample(adjectives, min(len(adjectives), 8)):
+            if adjective.rank == 0 or all(adjective.rank != p.rank for p in picked):
+                picked.append(adjective)
+                if len(picked) == 3:
+                    return [picked[0].word, ",", picked[1].word, "and", picked[2].word]
+        return None
 
     def _existential(self, time: str, depth: int, *, tense: str, adverbial: str) -> _Clause:
         rng = self._rng
@@ -1722,15 +1848,23 @@ class Grammar:
             if r < P_SUBJECT_PRONOUN:
                 word, person, plural = _W_SUBJECT_PRONOUNS.pick(rng)
                 return _Phrase([word], person, plural, _tags("person"))
-            if r < P_SUBJECT_PRONOUN + P_COORDINATED_SUBJECT[d]:
+            r -= P_SUBJECT_PRONOUN
+            if r < P_COORDINATED_SUBJECT[d]:
                 first = self._noun_phrase(_tags("person"), depth + 1)
                 if rng.random() < 0.3:
                     return _Phrase([*first.words, "and", "I"], 1, True, _tags("person"))
                 second = self._noun_phrase(_tags("person"), depth + 1)
                 return _Phrase([*first.words, "and", *second.words], 3, True, _tags("person"))
-        elif "animal" in tags and r < 0.08:
-            plural = rng.random() < 0.3
-            return _Phrase(["they" if plural else "it"], 3, plural, _tags("animal"))
+            r -= P_COORDINATED_SUBJECT[d]
+        elif "animal" in tags:
+            if r < 0.08:
+                plural = rng.random() < 0.3
+                return _Phrase(["they" if plural else "it"], 3, plural, _tags("animal"))
+            r -= 0.08
+        if r < P_LIST_SUBJECT[d]:
+            listed = self._list(tags, depth, subject=True)
+            if listed is not None:
+                return listed
         return self._noun_phrase(tags, depth)
 
     def _object(self, tags: frozenset[str], depth: int, subject: _Phrase) -> _Phrase:
@@ -1739,7 +1873,38 @@ class Grammar:
             word, person, plural = rng.choice(OBJECT_PRONOUNS)
             if person == 3 or person != subject.person:
                 return _Phrase([word], person, plural, _tags("person"))
+        if rng.random() < P_LIST_OBJECT[min(depth, MAX_DEPTH)]:
+            listed = self._list(tags, depth)
+            if listed is not None:
+                return listed
         return self._noun_phrase(tags, depth)
+
+    def _list(self, tags: frozenset[str], depth: int, *, subject: bool = False) -> _Phrase | None:
+        """Three or four noun phrases: "the dogs, the cats and the birds" (no serial comma).
+
+        The items share one of the slot's tags (they must all fit the verb) and are distinct
+        nouns without prepositional phrases or relative clauses, so that every comma of the
+        list separates items.  A list is plural; a subject list may end in "and I" (first
+        person: "my brother, my sister and I are").  None if no tag of ``tags`` has enough
+        nouns for a list.
+        """
+        rng = self._rng
+        categories = [tag for tag in sorted(tags) if len(self._nouns(_tags(tag))) >= 4]
+        if not categories:
+            return None
+        category = _tags(categories[int(rng.random() * len(categories))])
+        size = 4 if rng.random() < P_FOURTH_ITEM else 3
+        with_i = subject and "person" in category and rng.random() < P_LIST_WITH_I
+        nouns = rng.sample(self._nouns(category), size - with_i)
+        items = [self._noun_phrase(category, depth + 1, noun=noun, simple=True) for noun in nouns]
+        if with_i:
+            items.append(_Phrase(["I"], 1, False, _tags("person")))
+        words: list[str] = []
+        for item in items[:-2]:
+            words += [*item.words, ","]
+        words += [*items[-2].words, "and", *items[-1].words]
+        common = frozenset.intersection(*(item.tags for item in items))
+        return _Phrase(words, 1 if with_i else 3, True, common)
 
     @staticmethod
     def _object_wh(
@@ -1758,13 +1923,22 @@ class Grammar:
         indefinite: bool = False,
         ground: bool = False,
         avoid: str = "",
+        noun: _Noun | None = None,
+        simple: bool = False,
+        nonrestrictive: bool = True,
     ) -> _Phrase:
+        """A noun phrase whose head shares a tag with ``tags`` (or is ``noun``).
+
+        ``simple`` leaves out prepositional phrases and relative clauses (list items);
+        ``nonrestrictive`` False leaves out non-restrictive ones.
+        """
         rng = self._rng
         d = min(depth, MAX_DEPTH)
-        nouns = self._nouns(tags)
-        noun = nouns[int(rng.random() * len(nouns))]
-        if noun.singular == avoid:
+        if noun is None:
+            nouns = self._nouns(tags)
             noun = nouns[int(rng.random() * len(nouns))]
+            if noun.singular == avoid:
+                noun = nouns[int(rng.random() * len(nouns))]
         plural = bool(noun.plural) and rng.random() < (P_GROUND_PLURAL if ground else P_PLURAL)
         form = noun.plural if plural else noun.singular
         adjectives = self._adjectives(noun, depth)
@@ -1778,11 +1952,23 @@ class Grammar:
         if det == "a":
             det = _article((adjectives or [form])[0])
         words = [det, *adjectives, form] if det else [*adjectives, form]
-        if rng.random() < P_NOUN_PP[d]:
+        head = form if noun.plural else ""
+        if simple:
+            return _Phrase(words, 3, plural, noun.tags, head)
+        with_pp = rng.random() < P_NOUN_PP[d]
+        if with_pp:
             words += self._noun_pp(noun, depth + 1)
         if rng.random() < P_RELATIVE[d]:
             words += self._relative(noun, plural, depth + 1)
-        return _Phrase(words, 3, plural, noun.tags, form if noun.plural else "")
+        elif (
+            nonrestrictive and det in DEFINITE_DETERMINERS and not with_pp
+            and rng.random() < P_NONRESTRICTIVE[d]
+        ):
+            # Only right after the head noun, so that the clause cannot be read as describing
+            # the noun of a prepositional phrase; set off by commas on both sides, and
+            # _punctuate drops the closing one where the sentence ends or a comma follows anyway.
+            words += [",", *self._relative(noun, plural, depth + 1, nonrestrictive=True), ","]
+        return _Phrase(words, 3, plural, noun.tags, head)
 
     def _adjectives(self, noun: _Noun, depth: int) -> list[str]:
         rng = self._rng
@@ -1809,7 +1995,12 @@ class Grammar:
         if rules is None:
             return []
         rule = rules.pick(self._rng)
-        ground = self._noun_phrase(rule.ground, depth, ground=True, avoid=noun.singular)
+        # No non-restrictive clause on the ground: its closing comma would make the relative
+        # clause of the host look non-restrictive too ("the cup on the table, which ...,
+        # which I bought").
+        ground = self._noun_phrase(
+            rule.ground, depth, ground=True, avoid=noun.singular, nonrestrictive=False
+        )
         return [rule.prep, *ground.words]
 
     def _location(self, tags: frozenset[str], depth: int) -> list[str]:
@@ -1837,9 +2028,15 @@ class Grammar:
             words = ["across", *self._noun_phrase(_tags("across"), depth + 1, ground=True).words]
         return _Slot(words, ((("where",), ()),))
 
-    def _relative(self, noun: _Noun, plural: bool, depth: int) -> list[str]:
+    def _relative(
+        self, noun: _Noun, plural: bool, depth: int, *, nonrestrictive: bool = False
+    ) -> list[str]:
+        """A relative clause on ``noun``; a non-restrictive one takes "who" or "which", never
+        "that"."""
         rng = self._rng
-        if "person" in noun.tags:
+        if nonrestrictive:
+            pronoun = "who" if "person" in noun.tags else "which"
+        elif "person" in noun.tags:
             pronoun = "who" if rng.random() < 0.65 else "that"
         else:
             pronoun = "which" if rng.random() < 0.5 else "that"
@@ -1900,6 +2097,11 @@ def _collect_vocabulary() -> frozenset[str]:
         words.update(word for phrase in phrases for word in phrase.split())
     for adverbs in (*PRE_ADVERBS.values(), *COPULA_ADVERBS.values()):
         words.update(adverbs)
+    for phrase in (
+        *(marker for marker, *_ in DISCOURSE_MARKERS), *(marker for marker, _ in QUESTION_MARKERS),
+        *(vocative for vocative, _ in VOCATIVES),
+    ):
+        words.update(phrase.split())
     return frozenset(words)
 
 

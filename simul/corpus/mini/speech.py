@@ -70,6 +70,8 @@ class Voice:
     pitch: int
     pitch_range: int = 50
 
+    engine = "espeak-ng"
+
     @property
     def espeak_name(self) -> str:
         return f"{self.accent}+{self.variant}" if self.variant else self.accent
