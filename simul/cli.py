@@ -83,7 +83,9 @@ def _models(args: argparse.Namespace) -> int:
     for name in names:
         m = zoo.metrics(name)
         cells = [f"{k} {v['bleu']:.1f}" for k, v in m.items()]
-        print(f"{name:28s} " + ("  ".join(cells) if cells else "(not evaluated)"))
+        note = (f"  [trained and scored on corpus v{zoo.corpus_version(name)}: stale, "
+                "retrain on the current corpus]" if zoo.stale(name) else "")
+        print(f"{name:28s} " + ("  ".join(cells) if cells else "(not evaluated)") + note)
     return 0
 
 

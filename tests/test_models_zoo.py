@@ -188,3 +188,20 @@ def test_pack_cli_can_write_outside_the_shipped_models(fake_run, tmp_path):
     assert json.loads((tmp_path / "probe" / "simul.json").read_text())["averaged"] == [
         "2epoch.pth", "3epoch.pth"]
     assert zoo.shipped() == before
+
+
+def test_pack_records_the_corpus_version_and_stale_models_are_named(fake_run, tmp_path,
+                                                                     monkeypatch):
+    corpus = tmp_path / "mini"
+    corpus.mkdir()
+    (corpus / "manifest.json").write_text(json.dumps({"builder_version": 1, "files": {}}))
+    out = zoo.pack(fake_run[0], "tiny", pair="en-es", n_average=1, out_root=tmp_path,
+                   corpus_root=corpus)
+    assert json.loads((out / "simul.json").read_text())["corpus_builder_version"] == 1
+    monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path)
+    from simul.corpus.mini import build
+
+    monkeypatch.setattr(build, "BUILDER_VERSION", 1)
+    assert zoo.corpus_version("tiny") == 1 and not zoo.stale("tiny")
+    monkeypatch.setattr(build, "BUILDER_VERSION", 2)
+    assert zoo.stale("tiny")

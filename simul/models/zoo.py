@@ -26,6 +26,21 @@ def shipped() -> list[str]:
     return sorted(p.parent.name for p in MODELS_DIR.glob("*/config.yaml"))
 
 
+def corpus_version(name: str) -> int | None:
+    """Builder version of the mini corpus a shipped model was trained on (simul.json)."""
+    info = json.loads((MODELS_DIR / name / "simul.json").read_text())
+    return info.get("corpus_builder_version")
+
+
+def stale(name: str) -> bool:
+    """Whether a shipped model was trained on an older mini corpus than the one simul builds
+    now: its numbers on today's corpus say how much harder the corpus became, not what the
+    papers' policies do with a model that knows its data."""
+    from simul.corpus.mini.build import BUILDER_VERSION
+
+    return corpus_version(name) != BUILDER_VERSION
+
+
 def load(name_or_dir: str | Path, device: str = "cpu") -> ESPnetST:
     """A shipped model by name, or any ESPnet2 ST model directory."""
     if (MODELS_DIR / str(name_or_dir) / "config.yaml").is_file():
@@ -190,6 +205,11 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
     curve = learning_curve(exp_dir)
     info = {"pair": pair, "averaged": [f.name for f in files], "command": command,
             "run": str(exp_dir), "stored": "float16" if float16 else "float32"}
+    from simul.corpus import DEFAULT_ROOT, manifest
+
+    corpus = Path(corpus_root or DEFAULT_ROOT)
+    if (corpus / manifest.NAME).is_file():  # the corpus the run was exported from
+        info["corpus_builder_version"] = manifest.read(corpus).get("builder_version")
     run_conf = yaml.safe_load((exp_dir / "config.yaml").read_text())
     if run_conf.get("init_param"):
         info["initialized_from"] = []
