@@ -123,7 +123,8 @@ def test_every_recipe_parses_and_its_init_names_a_known_recipe():
     assert {"conformer_bpe_en-es", "blstm_char_en-es", "transformer_bpe_en-es"} <= set(names)
     for name in names:
         for entry in train.load_recipe(name)["simul"].get("init") or []:
-            assert entry["model"] in names and entry["model"] != name
+            # a model starts from itself only as git held it at an earlier revision
+            assert entry["model"] in names and (entry["model"] != name or "commit" in entry)
 
 
 def test_init_copies_decoder_and_ctc_only_from_a_model_with_the_same_units(tmp_path,
@@ -205,3 +206,49 @@ def test_pack_records_the_corpus_version_and_stale_models_are_named(fake_run, tm
     assert zoo.corpus_version("tiny") == 1 and not zoo.stale("tiny")
     monkeypatch.setattr(build, "BUILDER_VERSION", 2)
     assert zoo.stale("tiny")
+
+
+def test_a_run_can_start_from_a_model_as_git_held_it(tmp_path, monkeypatch):
+    """`commit` in a recipe's init or tokens reads the shipped model at that revision: a model
+    retrained in place starts from its own earlier weights and keeps its units."""
+    import subprocess
+
+    from simul.models import train
+
+    repo = tmp_path / "repo"
+    base = repo / "data" / "models" / "base"
+    base.mkdir(parents=True)
+    (base / "config.yaml").write_text(
+        "token_type: bpe\ntoken_list: ['<blank>', '<unk>', a, b, '<sos/eos>']\n"
+        "src_token_type: char\nsrc_token_list: ['<blank>', '<unk>', x, '<sos/eos>']\n")
+    (base / "model.pth").write_bytes(b"old weights")
+    (base / "bpe.model").write_bytes(b"old sp")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "v1"], check=True)
+    rev = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    (base / "model.pth").write_bytes(b"new weights")  # the model retrained since
+    monkeypatch.setattr(zoo, "MODELS_DIR", repo / "data" / "models")
+    work = tmp_path / "run"
+    src = train.model_source({"model": "base", "commit": rev}, "base", work)
+    assert src == work / "start" / f"base@{rev}"
+    assert (src / "model.pth").read_bytes() == b"old weights"
+    assert train.model_source({"model": "base"}, "base", work) == base
+    same = {"token_list": ["<blank>", "<unk>", "a", "b", "<sos/eos>"],
+            "src_token_list": ["<blank>", "<unk>", "x", "<sos/eos>"]}
+    init = [{"model": "base", "commit": rev, "modules": ["encoder", "decoder", "ctc"]}]
+    assert train.init_params(init, "base", same, work) == [
+        f"{src / 'model.pth'}:{m}:{m}" for m in ("encoder", "decoder", "ctc")]
+    kind, tokens, sp = train._tokens({"from": {"model": "base", "commit": rev}},
+                                     tmp_path / "text", work / "tokens", name="base",
+                                     workdir=work)
+    assert kind == "bpe" and sp.read_bytes() == b"old sp"
+    assert tokens.read_text().split() == same["token_list"]
+    kind, tokens, sp = train._tokens({"from": {"model": "base", "commit": rev}},
+                                     tmp_path / "text", work / "src_tokens", side="source",
+                                     name="base", workdir=work)
+    assert (kind, sp) == ("char", None) and tokens.read_text().split() == same["src_token_list"]
+    with pytest.raises(ValueError, match="cannot read data/models/base at git revision 'nosuch'"):
+        train.model_source({"model": "base", "commit": "nosuch"}, "base", work)

@@ -44,9 +44,64 @@ def load_recipe(name: str) -> dict:
     return recipe
 
 
-def _tokens(spec: dict, text: Path, out: Path) -> tuple[str, Path, Path | None]:
-    """Token type, token list and SentencePiece model (None for characters)."""
+#: Files of a shipped model that a run may start from (weights, config with its units, and
+#: the SentencePiece models).
+_START_FILES = ("config.yaml", "model.pth", "bpe.model", "src_bpe.model")
+
+
+def model_source(entry: dict, name: str, workdir: Path | None = None) -> Path:
+    """Directory of the shipped model that ``entry`` names: ``data/models/MODEL``, or, with
+    ``commit``, the model as git holds it at that revision (extracted into
+    ``workdir/start/MODEL@COMMIT``). A revision lets a model be retrained from its own
+    earlier weights, e.g. a model of an older corpus, while the recipe stays reproducible."""
+    from simul.models.zoo import MODELS_DIR
+
+    model, commit = entry.get("model"), entry.get("commit")
+    if not isinstance(model, str):
+        raise ValueError(f"recipe {name}: a start entry needs 'model' (a shipped model)")
+    if commit is None:
+        return MODELS_DIR / model
+    out = Path(workdir or DEFAULT_RUNS / name) / "start" / f"{model}@{commit}"
+    if (out / "model.pth").is_file():
+        return out
+    repo = MODELS_DIR.parents[1]
+    rel = MODELS_DIR.relative_to(repo) / model
+    listing = subprocess.run(["git", "-C", str(repo), "ls-tree", "--name-only",
+                              f"{commit}:{rel.as_posix()}"],
+                             capture_output=True, text=True, check=False)
+    if listing.returncode != 0:
+        raise ValueError(f"recipe {name}: cannot read {rel} at git revision {commit!r}: "
+                         f"{listing.stderr.strip()[:300]}")
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    for f in set(listing.stdout.split()) & set(_START_FILES):
+        blob = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{(rel / f).as_posix()}"],
+                              capture_output=True, check=True).stdout
+        (tmp / f).write_bytes(blob)
+    if not (tmp / "model.pth").is_file():
+        raise ValueError(f"recipe {name}: no model.pth in {rel} at git revision {commit!r}")
+    tmp.rename(out)
+    return out
+
+
+def _tokens(spec: dict, text: Path, out: Path, *, side: str = "target", name: str = "",
+            workdir: Path | None = None) -> tuple[str, Path, Path | None]:
+    """Token type, token list and SentencePiece model (None for characters).
+
+    ``spec`` is ``{type: bpe|unigram, size: N}``, ``{type: char}``, or ``{from: {model: M,
+    commit: REV}}``: the units of a shipped model (its token list and SentencePiece model),
+    so that a run started from it keeps the rows of its embeddings and output layers."""
     out.mkdir(parents=True, exist_ok=True)
+    if "from" in spec:
+        src = model_source(spec["from"], name, workdir)
+        conf = yaml.safe_load((src / "config.yaml").read_text())
+        key, kind, sp = (("token_list", "token_type", "bpe.model") if side == "target"
+                         else ("src_token_list", "src_token_type", "src_bpe.model"))
+        (out / "tokens.txt").write_text("\n".join(conf[key]) + "\n")
+        if conf.get(kind, "bpe") == "char":
+            return "char", out / "tokens.txt", None
+        (out / "sp.model").write_bytes((src / sp).read_bytes())
+        return "bpe", out / "tokens.txt", out / "sp.model"
     if spec["type"] == "char":
         return "char", prepare.char_token_list(text, out / "tokens.txt"), None
     model = prepare.train_sentencepiece(text, out / "sp", spec["size"], spec["type"])
@@ -106,23 +161,22 @@ def units_of_module(module: str) -> set[str]:
 
 
 def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] | None = None,
-                ) -> list[str]:
+                workdir: Path | None = None) -> list[str]:
     """ESPnet ``init_param`` entries (``model.pth:src_module:dst_module``) for a recipe's
     ``simul.init`` list: modules copied from a shipped model before the first update, e.g.
     ``[{model: blstm_char_en-es, modules: [encoder, ctc]}]`` (same audio, same source units).
 
     ``token_lists`` (``token_list``/``src_token_list`` → units of this run): a decoder or CTC
     is only copied from a model with exactly the same units, since its rows are indexed by
-    them (ESPnet would copy mismatched rows silently when the sizes agree)."""
-    from simul.models.zoo import MODELS_DIR
-
+    them (ESPnet would copy mismatched rows silently when the sizes agree). An entry with
+    ``commit`` copies from the model as git holds it at that revision (:func:`model_source`)."""
     out = []
     for n, entry in enumerate(init):
         model, modules = entry.get("model"), entry.get("modules")
         if not isinstance(model, str) or not isinstance(modules, list) or not modules:
             raise ValueError(f"recipe {name}: simul.init[{n}] needs 'model' (a shipped model) "
                              "and 'modules' (a list, e.g. [encoder])")
-        path = MODELS_DIR / model / "model.pth"
+        path = model_source(entry, name, workdir) / "model.pth"
         if not path.is_file():
             raise ValueError(f"recipe {name}: simul.init[{n}]: {path} missing — train and pack "
                              f"{model} first (`simul train {model}`, `simul models pack`)")
@@ -163,10 +217,12 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         prepare.export_split(corpus_root, pair, split, workdir / "data" / split,
                              progress=progress)
     tok_type, tok_list, bpe = _tokens(recipe["simul"]["tokens"],  # 2
-                                      workdir / "data" / "train" / "text", workdir / "tokens")
+                                      workdir / "data" / "train" / "text", workdir / "tokens",
+                                      name=name, workdir=workdir)
     src_type, src_list, src_bpe = _tokens(recipe["simul"]["src_tokens"],
                                           workdir / "data" / "train" / "src_text",
-                                          workdir / "src_tokens")
+                                          workdir / "src_tokens", side="source", name=name,
+                                          workdir=workdir)
     conf = dict(recipe["espnet"])
     conf.update(token_type=tok_type, token_list=str(tok_list), src_token_type=src_type,
                 src_token_list=str(src_list))
@@ -178,7 +234,7 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         conf["max_epoch"] = max_epoch
     units = {key: Path(conf[key]).read_text().splitlines()
              for key in ("token_list", "src_token_list")}
-    conf["init_param"] = init_params(recipe["simul"].get("init") or [], name, units)
+    conf["init_param"] = init_params(recipe["simul"].get("init") or [], name, units, workdir)
     ngpu = ["--ngpu", "1" if device.startswith("cuda") else "0"]
 
     stats = workdir / "stats"  # 3
