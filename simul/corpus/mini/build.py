@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import multiprocessing.util
 import os
 import random
 import shutil
@@ -204,7 +205,7 @@ def _init_festival() -> None:
     global _FESTIVAL
     _FESTIVAL = Festival()
     # runs when the pool's worker exits normally (pool.close(); pool.join())
-    mp.util.Finalize(_FESTIVAL, _FESTIVAL.close, exitpriority=10)
+    multiprocessing.util.Finalize(_FESTIVAL, _FESTIVAL.close, exitpriority=10)
 
 
 def synthesize_talk(plan: TalkPlan, wav_path: Path) -> list[dict]:
@@ -280,13 +281,17 @@ def _speak(jobs: list[tuple[TalkPlan, Path]], workers: int, progress: bool) -> l
     # few samples different after other voices), so every espeak-ng talk is spoken by a
     # fresh process: the output then depends only on the talk, not on how talks were
     # scheduled. The fork server is a clean process (never a copy of one that used espeak).
-    # Festival selects the voice and sets the rate for every talk, so its output does not
-    # depend on what the process spoke before: one long-lived festival per worker.
+    # Festival too: one festival process serves a whole talk (its start-up, 0.8 s, is then
+    # shared by the talk's ~40 sentences), and a new talk gets a new process. A festival that
+    # had spoken other talks once wrote a different 120 ms, with a full-scale burst, into one
+    # utterance (kal_diphone; two builds of one seed, 1 wav of 1,058 files) that fresh
+    # processes, however many times, spoke identically: its output can depend on the history
+    # of the process, so it must not outlive a talk.
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["simul.corpus.mini.build"])
     results: dict[int, list[dict]] = {}
     for engine, init, per_child in (("espeak-ng", _init_espeak, 1),
-                                    ("festival", _init_festival, None)):
+                                    ("festival", _init_festival, 1)):
         idx = [i for i, (talk, _) in enumerate(jobs) if talk.voice.engine == engine]
         if not idx:
             continue

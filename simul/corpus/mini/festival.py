@@ -1,9 +1,10 @@
 """Speech synthesis with festival, with word and phoneme times from its utterance relations.
 
 A second English synthesizer beside espeak-ng (:mod:`.speech`), so that a model trained on
-the mini corpus hears more than one engine. Festival runs as one long-lived ``festival
---pipe`` process per worker: starting it and loading a voice costs about 0.8 s, more than
-synthesizing a sentence (≈ 20 ms with a diphone voice, ≈ 0.2 s with the HTS voice).
+the mini corpus hears more than one engine. :class:`Festival` keeps one ``festival --pipe``
+process for many utterances: starting it and loading a voice costs about 0.8 s, more than
+synthesizing a sentence (≈ 20 ms with a diphone voice, ≈ 0.2 s with the HTS voice). The
+corpus builder gives each talk its own process (see ``build._speak``).
 
 For every utterance festival reports its ``Segment`` relation (phones, with end times in
 seconds; ``pau`` is silence) and its ``Word`` relation; a word's span runs from the end of
