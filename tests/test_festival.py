@@ -124,3 +124,11 @@ def test_a_phone_in_no_word_goes_to_the_word_before_it():
     assert words == (("father", 200.0, 450.0), ("dog", 600.0, 700.0))
     assert phones == (("f", 200.0, 300.0), ("aa", 300.0, 400.0), ("r", 400.0, 450.0),
                       ("d", 600.0, 700.0))
+
+
+def test_the_closing_pause_is_silence(fest):
+    utt = fest.synthesize("When will the bad friend always sing?", FestivalVoice("kal_diphone"))
+    end = int(np.ceil(utt.phonemes[-1][2] * 16))
+    assert end < utt.audio.size - 1600  # festival's closing pause is there (> 100 ms) ...
+    assert not utt.audio[end:].any()  # ... and silent
+    assert np.abs(utt.audio[end - 800 : end]).max() > 0  # the last phone is not cut

@@ -281,12 +281,10 @@ def _speak(jobs: list[tuple[TalkPlan, Path]], workers: int, progress: bool) -> l
     # few samples different after other voices), so every espeak-ng talk is spoken by a
     # fresh process: the output then depends only on the talk, not on how talks were
     # scheduled. The fork server is a clean process (never a copy of one that used espeak).
-    # Festival too: one festival process serves a whole talk (its start-up, 0.8 s, is then
-    # shared by the talk's ~40 sentences), and a new talk gets a new process. A festival that
-    # had spoken other talks once wrote a different 120 ms, with a full-scale burst, into one
-    # utterance (kal_diphone; two builds of one seed, 1 wav of 1,058 files) that fresh
-    # processes, however many times, spoke identically: its output can depend on the history
-    # of the process, so it must not outlive a talk.
+    # Festival likewise: one festival process serves a whole talk (its start-up, 0.8 s, is
+    # then shared by the talk's ~40 sentences), and a new talk gets a new process, so that
+    # nothing a process spoke before can reach another talk (see also festival.py on the
+    # noise it may write into a closing pause).
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["simul.corpus.mini.build"])
     results: dict[int, list[dict]] = {}
