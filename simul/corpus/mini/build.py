@@ -10,7 +10,7 @@ wav per talk, one speaker per talk, short silences between segments) →
 Like MuST-C's, a segment may hold several sentences, so a target goes on after a "." or
 "?": about half the segments hold one sentence, a third two and the rest three, the
 sentences of longer segments being shorter ones, which keeps segment durations MuST-C-like
-(mean 5–8 s, a tail to about 20 s).
+(mean 5–8 s, a tail past 15 s).
 
 Who speaks what: train, dev and tst-COMMON mix both engines with the same voices; tst-HE is
 spoken only by voices that train never uses (held-out espeak-ng variants and a festival
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
-import multiprocessing.util
 import os
 import random
 import shutil
@@ -192,26 +191,18 @@ def plan_talks(segments: dict[str, list[tuple[str, ...]]], seed: int) -> list[Ta
     return talks
 
 
-_ESPEAK: Espeak | None = None
-_FESTIVAL: Festival | None = None
-
-
-def _init_espeak() -> None:
-    global _ESPEAK
-    _ESPEAK = Espeak()
-
-
-def _init_festival() -> None:
-    global _FESTIVAL
-    _FESTIVAL = Festival()
-    # runs when the pool's worker exits normally (pool.close(); pool.join())
-    multiprocessing.util.Finalize(_FESTIVAL, _FESTIVAL.close, exitpriority=10)
-
-
 def synthesize_talk(plan: TalkPlan, wav_path: Path) -> list[dict]:
-    """Speak one talk into ``wav_path``; return its segments' yaml fields and alignments."""
-    engine = _FESTIVAL if isinstance(plan.voice, FestivalVoice) else _ESPEAK
-    assert engine is not None, "worker not initialised"
+    """Speak one talk into ``wav_path``; return its segments' yaml fields and alignments.
+
+    The talk gets a synthesizer of its own, kept for all its segments and closed at the end.
+    """
+    if isinstance(plan.voice, FestivalVoice):
+        with Festival() as engine:
+            return _speak_talk(engine, plan, wav_path)
+    return _speak_talk(Espeak(), plan, wav_path)
+
+
+def _speak_talk(engine: Espeak | Festival, plan: TalkPlan, wav_path: Path) -> list[dict]:
     pieces, segments, cursor = [], [], 0
     for sentences, gap_ms in zip(plan.segments, plan.gaps_ms, strict=True):
         text = " ".join(sentences)
@@ -276,34 +267,22 @@ def _write_split(pair_dir: Path, split: str, segs: list[dict], src: list[str],
 
 
 def _speak(jobs: list[tuple[TalkPlan, Path]], workers: int, progress: bool) -> list[list[dict]]:
-    """Synthesize every talk; results in the order of ``jobs``."""
-    # espeak-ng keeps state from one utterance to the next (the same sentence comes out a
-    # few samples different after other voices), so every espeak-ng talk is spoken by a
-    # fresh process: the output then depends only on the talk, not on how talks were
-    # scheduled. The fork server is a clean process (never a copy of one that used espeak).
-    # Festival likewise: one festival process serves a whole talk (its start-up, 0.8 s, is
-    # then shared by the talk's ~40 sentences), and a new talk gets a new process, so that
-    # nothing a process spoke before can reach another talk (see also festival.py on the
-    # noise it may write into a closing pause).
+    """Synthesize every talk, each in a fresh worker process; results in the order of ``jobs``.
+
+    espeak-ng keeps state from one utterance to the next (the same sentence comes out a few
+    samples different after other voices), and festival's output may depend on more than
+    its input (see festival.py): so a talk is spoken by a process that spoke nothing before
+    it, and the output depends only on the talk, not on how talks were scheduled. Within a
+    talk, one synthesizer serves every segment (festival's start-up, 0.8 s, is shared by the
+    talk's ~40 sentences). The fork server is a clean process (never a copy of one that used
+    a synthesizer).
+    """
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["simul.corpus.mini.build"])
-    results: dict[int, list[dict]] = {}
-    for engine, init, per_child in (("espeak-ng", _init_espeak, 1),
-                                    ("festival", _init_festival, 1)):
-        idx = [i for i, (talk, _) in enumerate(jobs) if talk.voice.engine == engine]
-        if not idx:
-            continue
-        pool = ctx.Pool(workers, initializer=init, maxtasksperchild=per_child)
-        try:
-            done = pool.imap(_synthesize_job, [jobs[i] for i in idx], chunksize=1)
-            for i, segs in zip(idx, tqdm(done, total=len(idx), desc=f"{engine} talks",
-                                         unit="talk", disable=not progress), strict=True):
-                results[i] = segs
-            pool.close()
-            pool.join()
-        finally:
-            pool.terminate()
-    return [results[i] for i in range(len(jobs))]
+    with ctx.Pool(workers, maxtasksperchild=1) as pool:
+        return list(tqdm(pool.imap(_synthesize_job, jobs, chunksize=1), total=len(jobs),
+                         desc="talks (espeak-ng, festival)", unit="talk",
+                         disable=not progress))
 
 
 def build(root: str | Path, *, seed: int = 0, sizes: dict[str, int] | None = None,

@@ -84,11 +84,15 @@ class FestivalVoice:
         return self.name.endswith("_hts")
 
 
-def version() -> str:
-    """``festival --version`` (its first line)."""
+def _require() -> None:
     if shutil.which("festival") is None:
         raise FestivalError("festival not found: install the Debian package 'festival' "
                             "(make setup)")
+
+
+def version() -> str:
+    """``festival --version`` (its first line)."""
+    _require()
     out = subprocess.run(["festival", "--version"], capture_output=True, text=True, check=False)
     return (out.stdout or out.stderr).strip().splitlines()[0]
 
@@ -101,9 +105,7 @@ class Festival:
     """One ``festival --pipe`` process, kept for many utterances (close it when done)."""
 
     def __init__(self) -> None:
-        if shutil.which("festival") is None:
-            raise FestivalError("festival not found: install the Debian package 'festival' "
-                                "(make setup)")
+        _require()
         self._dir = tempfile.mkdtemp(prefix="simul-festival-")
         self._wav = os.path.join(self._dir, "utt.wav")
         self._proc = subprocess.Popen(
