@@ -17,7 +17,7 @@ import time
 
 import pandas as pd
 
-from simul.corpus import DEFAULT_ROOT, load_list
+from simul.corpus import DEFAULT_ROOT, stats
 from simul.decode import offline_records
 from simul.metrics.quality import corpus_quality
 from simul.models import zoo
@@ -25,21 +25,16 @@ from simul.models import zoo
 SPLITS = ("tst-COMMON", "tst-HE")
 
 
-def engine_of(speaker_id: str) -> str:
-    return "festival" if speaker_id.startswith("festival/") else "espeak-ng"
-
-
 def measure(name: str, max_utterances: int | None) -> list[dict]:
     model = zoo.load(name)
     pair = json.loads((zoo.MODELS_DIR / name / "simul.json").read_text())["pair"]
     rows = []
     for split in SPLITS:
-        segs = load_list(DEFAULT_ROOT, pair, split, with_audio=False, limit=max_utterances)
         t0 = time.monotonic()
         recs = list(offline_records(model, model_name=name, pair=pair, split=split,
                                     max_utterances=max_utterances))
         seconds = time.monotonic() - t0
-        engines = [engine_of(s.speaker_id) for s in segs]
+        engines = stats.engines(DEFAULT_ROOT, pair, split)[: len(recs)]
         for engine in ("all", "espeak-ng", "festival"):
             picked = [r for r, e in zip(recs, engines, strict=True) if engine in ("all", e)]
             if not picked:

@@ -35,6 +35,11 @@ def _yaml(split_dir: Path, split: str) -> list[dict]:
     return yaml.load((split_dir / "txt" / f"{split}.yaml").read_text(), Loader=yaml.CSafeLoader)
 
 
+def engines(root: str | Path, pair: str, split: str) -> list[str]:
+    """The synthesizer of every segment, in corpus order ("" where the yaml names none)."""
+    return [e.get("engine", "") for e in _yaml(find_split_dir(root, pair, split), split)]
+
+
 def info(root: str | Path, pairs: tuple[str, ...] = ("en-es", "en-pt"),
          splits: tuple[str, ...] = SPLITS) -> pd.DataFrame:
     """One row per (pair, split) present under ``root``."""
