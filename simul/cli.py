@@ -57,7 +57,7 @@ def _train(args: argparse.Namespace) -> int:
         print("\n".join(train.recipes()))
         return 0
     exp = train.train(args.recipe, corpus_root=args.corpus, workdir=args.workdir,
-                      device=args.device, max_epoch=args.max_epoch)
+                      device=args.device, max_epoch=args.max_epoch, overrides=args.set)
     print(f"trained: {exp}")
     return 0
 
@@ -81,11 +81,7 @@ def _models(args: argparse.Namespace) -> int:
     if not names:
         print("no shipped models yet (data/models/ is empty)")
     for name in names:
-        m = zoo.metrics(name)
-        cells = [f"{k} {v['bleu']:.1f}" for k, v in m.items()]
-        note = (f"  [trained and scored on corpus v{zoo.corpus_version(name)}: stale, "
-                "retrain on the current corpus]" if zoo.stale(name) else "")
-        print(f"{name:28s} " + ("  ".join(cells) if cells else "(not evaluated)") + note)
+        print(zoo.summary_line(name))
     return 0
 
 
@@ -107,7 +103,8 @@ def _decode(args: argparse.Namespace) -> int:
                                max_utterances=args.max_utterances))
     records.write(recs, args.out)
     q = corpus_quality([r.prediction for r in recs], [r.reference for r in recs])
-    print(f"{len(recs)} records → {args.out}; BLEU {q.bleu:.2f} ({q.bleu_signature})")
+    print(f"{len(recs)} records → {args.out}; BLEU {q.bleu:.2f}, length ratio "
+          f"{q.length_ratio:.3f} ({q.bleu_signature})")
     return 0
 
 
@@ -181,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workdir", default=None, help="run directory [~/.cache/simul/runs/RECIPE]")
     p.add_argument("--device", default="cpu", help="cpu or cuda [%(default)s]")
     p.add_argument("--max-epoch", type=int, default=None, help="override the recipe's epochs")
+    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="change the recipe for this run (YAML value), e.g. espnet.specaug=null "
+                   "or simul.speed_perturb=[0.9,1.0,1.1]; repeatable")
     p.set_defaults(func=_train)
 
     p = commands.add_parser("models", help="list shipped models with their offline BLEU")

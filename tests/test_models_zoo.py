@@ -112,8 +112,44 @@ def test_card_names_the_command_and_the_measured_bleu(fake_run, tmp_path):
                              "ms_per_utterance": 300.0}}))
     card = zoo.write_card("tiny", root=tmp_path).read_text()
     assert "simul train tiny" in card
-    assert "| tst-COMMON | greedy | 41.23 | 60.00 | 80 |" in card
+    assert "| tst-COMMON | greedy | 41.23 | 60.00 | – | 80 |" in card  # no length recorded
     assert "| tst-COMMON | beam 5 | 43.00 |" in card
+
+
+def test_card_and_listing_give_quality_per_synthesizer(fake_run, tmp_path, monkeypatch):
+    out = zoo.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path)
+    by_engine = {"espeak-ng": {"bleu": 45.0, "chrf": 66.0, "n": 340},
+                 "festival": {"bleu": 30.5, "chrf": 55.0, "n": 160}}
+    (out / "metrics.json").write_text(json.dumps({
+        "tst-COMMON/beam1": {"bleu": 40.0, "chrf": 62.0, "n": 500, "signature": "sig",
+                             "ms_per_utterance": 80.0, "length_ratio": 0.97,
+                             "by_engine": by_engine,
+                             "sentence_ends": {"n": 250, "same_count": 0.912}}}))
+    card = zoo.write_card("tiny", root=tmp_path).read_text()
+    assert "| split | decoding | BLEU | chrF | espeak-ng | festival | length | ms/utt |" in card
+    assert "| tst-COMMON | greedy | 40.00 | 62.00 | 45.00 | 30.50 | 0.97 | 80 |" in card
+    assert "tst-COMMON greedy 91.2 % of 250" in card
+    monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path)
+    line = zoo.summary_line("tiny")
+    assert "tst-COMMON  greedy 40.0 (espeak-ng 45.0, festival 30.5)" in line
+
+
+def test_offline_summary_by_engine_and_sentence_ends():
+    refs = ["Hola. Adiós.", "Sí, claro. No. Bien.", "Una frase.", "Dos. Tres."]
+    hyps = ["Hola. Adiós.", "Sí, claro no. Bien.", "Una frase.", "Dos tres cuatro"]
+    engines = ["espeak-ng", "festival", "festival", "espeak-ng"]
+    s = zoo.offline_summary(hyps, refs, engines)
+    # three references have ≥ 2 sentences; only the first hypothesis matches their count
+    assert s["sentence_ends"] == {"n": 3, "same_count": round(1 / 3, 3)}
+    # BLEU's 13a tokens split off "." and ",": 17 hypothesis tokens, 19 reference tokens
+    assert s["length_ratio"] == round(17 / 19, 3)
+    assert s["by_engine"]["espeak-ng"]["n"] == 2 and s["by_engine"]["festival"]["n"] == 2
+    assert s["n"] == 4
+    perfect = zoo.offline_summary(refs, refs, engines)
+    assert perfect["bleu"] == 100.0 and perfect["by_engine"]["festival"]["bleu"] == 100.0
+    assert perfect["sentence_ends"]["same_count"] == 1.0
+    with pytest.raises(ValueError, match="one of each per segment"):
+        zoo.offline_summary(hyps, refs, engines[:3])
 
 
 def test_every_recipe_parses_and_its_init_names_a_known_recipe():

@@ -14,6 +14,7 @@ class Quality:
     bleu_signature: str
     chrf_signature: str
     n: int
+    length_ratio: float = float("nan")  # BLEU's hypothesis / reference length (13a tokens)
 
 
 def corpus_quality(hypotheses: list[str], references: list[str]) -> Quality:
@@ -25,4 +26,4 @@ def corpus_quality(hypotheses: list[str], references: list[str]) -> Quality:
     b = bleu.corpus_score(hypotheses, [references])
     c = chrf.corpus_score(hypotheses, [references])
     return Quality(b.score, c.score, str(bleu.get_signature()), str(chrf.get_signature()),
-                   len(hypotheses))
+                   len(hypotheses), b.sys_len / b.ref_len if b.ref_len else float("nan"))

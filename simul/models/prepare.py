@@ -19,9 +19,31 @@ SPECIAL_FIRST = ("<blank>", "<unk>")
 SPECIAL_LAST = ("<sos/eos>",)
 
 
+def perturb_speed(audio: np.ndarray, factor: float) -> np.ndarray:
+    """Speed perturbation as Kaldi's and ESPnet's data preparation do it (sox ``speed``):
+    tempo and pitch both scaled by ``factor``, length by 1 / ``factor`` — the samples are
+    read as if recorded at ``factor`` × 16 kHz and resampled to 16 kHz."""
+    import torch
+    import torchaudio.functional as F
+
+    if factor <= 0:
+        raise ValueError(f"speed factor must be positive, got {factor}")
+    if factor == 1.0:
+        return np.asarray(audio, dtype=np.float32)
+    wave = torch.as_tensor(np.asarray(audio, dtype=np.float32))
+    return F.resample(wave, orig_freq=round(SAMPLE_RATE * factor), new_freq=SAMPLE_RATE).numpy()
+
+
+def speed_prefix(factor: float) -> str:
+    """Kaldi's utterance- and speaker-id prefix of a perturbed copy ("" for 1.0)."""
+    return "" if factor == 1.0 else f"sp{factor:g}-"
+
+
 def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
-                 *, progress: bool = True) -> int:
-    """Write ``wav.scp``, ``text`` (target), ``src_text`` (source) and ``utt2spk``."""
+                 *, speed_factors=(1.0,), progress: bool = True) -> int:
+    """Write ``wav.scp``, ``text`` (target), ``src_text`` (source) and ``utt2spk``; with
+    several ``speed_factors`` (e.g. 0.9, 1.0, 1.1 for training) one copy of every segment
+    per factor, Kaldi-style ids ``sp0.9-<id>``."""
     out_dir = Path(out_dir)
     done = out_dir / ".done"
     if done.is_file():
@@ -31,10 +53,13 @@ def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
     rows = []
     for seg in tqdm(load(corpus_root, pair, split), desc=f"export {pair} {split}",
                     unit="seg", disable=not progress):
-        uid = f"{split}_{seg.index:06d}"
-        path = wav_dir / f"{uid}.wav"
-        sf.write(path, np.asarray(seg.audio), SAMPLE_RATE, subtype="PCM_16")
-        rows.append((uid, path.resolve(), seg.target, seg.source, seg.speaker_id))
+        for factor in speed_factors:
+            uid = f"{speed_prefix(factor)}{split}_{seg.index:06d}"
+            path = wav_dir / f"{uid}.wav"
+            sf.write(path, perturb_speed(seg.audio, factor), SAMPLE_RATE, subtype="PCM_16")
+            rows.append((uid, path.resolve(), seg.target, seg.source,
+                         speed_prefix(factor) + seg.speaker_id))
+    rows.sort()  # Kaldi's sorted-id convention
     for name, col in (("wav.scp", 1), ("text", 2), ("src_text", 3), ("utt2spk", 4)):
         (out_dir / name).write_text("".join(f"{r[0]} {r[col]}\n" for r in rows))
     done.write_text(str(len(rows)))

@@ -49,6 +49,27 @@ def load_recipe(name: str) -> dict:
 _START_FILES = ("config.yaml", "model.pth", "bpe.model", "src_bpe.model")
 
 
+def apply_overrides(recipe: dict, overrides=()) -> dict:
+    """``recipe`` with ``SECTION.KEY[.KEY…]=VALUE`` settings applied (VALUE read as YAML),
+    e.g. ``espnet.specaug=null`` or ``simul.speed_perturb=[0.9,1.0,1.1]``: one recipe, the
+    variants of an ablation written down as their command lines."""
+    import copy
+
+    out = copy.deepcopy(recipe)
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        path = key.split(".")
+        if not sep or len(path) < 2 or path[0] not in ("simul", "espnet"):
+            raise ValueError(f"--set expects simul.KEY=VALUE or espnet.KEY=VALUE, got {item!r}")
+        node = out
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"--set {item!r}: {part!r} is not a mapping in the recipe")
+        node[path[-1]] = yaml.safe_load(value)
+    return out
+
+
 def model_source(entry: dict, name: str, workdir: Path | None = None) -> Path:
     """Directory of the shipped model that ``entry`` names: ``data/models/MODEL``, or, with
     ``commit``, the model as git holds it at that revision (extracted into
@@ -193,9 +214,9 @@ def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] |
     return out
 
 
-def _data_args(workdir: Path) -> list[str]:
+def _data_args(workdir: Path, train_dir: str = "train") -> list[str]:
     args = []
-    for phase, split in (("train", "train"), ("valid", "dev")):
+    for phase, split in (("train", train_dir), ("valid", "dev")):
         d = workdir / "data" / split
         args += [
             f"--{phase}_data_path_and_name_and_type", f"{d}/wav.scp,speech,sound",
@@ -206,21 +227,35 @@ def _data_args(workdir: Path) -> list[str]:
 
 
 def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | Path | None = None,
-          device: str = "cpu", max_epoch: int | None = None, progress: bool = True) -> Path:
-    """Run (or continue) recipe ``name``; return the ESPnet experiment directory."""
-    recipe = load_recipe(name)
+          device: str = "cpu", max_epoch: int | None = None, overrides=(),
+          progress: bool = True) -> Path:
+    """Run (or continue) recipe ``name``; return the ESPnet experiment directory.
+
+    ``overrides`` (see :func:`apply_overrides`) change the recipe for this run; the recipe
+    as run is kept in ``WORKDIR/recipe.yaml``, and a run directory refuses to continue under
+    a different one. ``simul.speed_perturb: [0.9, 1.0, 1.1]`` trains on speed-perturbed
+    copies of the train split (:func:`prepare.perturb_speed`)."""
+    recipe = apply_overrides(load_recipe(name), overrides)
     pair = recipe["simul"]["pair"]
     workdir = Path(workdir or DEFAULT_RUNS / name)
     workdir.mkdir(parents=True, exist_ok=True)
+    as_run = workdir / "recipe.yaml"
+    text = yaml.safe_dump(recipe, sort_keys=False, allow_unicode=True)
+    if as_run.is_file() and as_run.read_text() != text:
+        raise ValueError(f"{workdir} was started with another recipe ({as_run}); continue it "
+                         "with the same recipe and --set options, or choose another --workdir")
+    as_run.write_text(text)
 
-    for split in ("train", "dev"):  # 1
-        prepare.export_split(corpus_root, pair, split, workdir / "data" / split,
-                             progress=progress)
+    factors = tuple(recipe["simul"].get("speed_perturb") or (1.0,))
+    train_dir = "train" if factors == (1.0,) else "train_sp"
+    for split, out, speeds in (("train", train_dir, factors), ("dev", "dev", (1.0,))):  # 1
+        prepare.export_split(corpus_root, pair, split, workdir / "data" / out,
+                             speed_factors=speeds, progress=progress)
     tok_type, tok_list, bpe = _tokens(recipe["simul"]["tokens"],  # 2
-                                      workdir / "data" / "train" / "text", workdir / "tokens",
+                                      workdir / "data" / train_dir / "text", workdir / "tokens",
                                       name=name, workdir=workdir)
     src_type, src_list, src_bpe = _tokens(recipe["simul"]["src_tokens"],
-                                          workdir / "data" / "train" / "src_text",
+                                          workdir / "data" / train_dir / "src_text",
                                           workdir / "src_tokens", side="source", name=name,
                                           workdir=workdir)
     conf = dict(recipe["espnet"])
@@ -245,10 +280,10 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         _espnet("espnet2.bin.st_train", [
             "--config", str(workdir / "stats_config.yaml"), "--collect_stats", "true",
             "--output_dir", str(stats), "--use_preprocessor", "true",
-            "--train_shape_file", f"{workdir}/data/train/wav.scp",
+            "--train_shape_file", f"{workdir}/data/{train_dir}/wav.scp",
             "--valid_shape_file", f"{workdir}/data/dev/wav.scp",
             "--batch_type", "unsorted", "--batch_size", "32", *ngpu,
-            *_data_args(workdir),
+            *_data_args(workdir, train_dir),
         ], workdir / "stats.log")
 
     conf["normalize_conf"] = {"stats_file": str(stats_file)}  # 4
@@ -261,6 +296,6 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
     _espnet("espnet2.bin.st_train", [
         "--config", str(workdir / "train_config.yaml"), "--output_dir", str(exp),
         "--use_preprocessor", "true", "--resume", "true", *ngpu, *shapes,
-        *_data_args(workdir),
+        *_data_args(workdir, train_dir),
     ], exp / "train.log")
     return exp

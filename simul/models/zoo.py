@@ -59,6 +59,26 @@ def metrics(name: str) -> dict:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
+def summary_line(name: str) -> str:
+    """What ``simul models`` prints for a shipped model: its corpus version, then per test
+    split the greedy BLEU (per synthesizer in brackets) and the beam BLEU."""
+    head = f"{name}  (trained and scored on corpus v{corpus_version(name)}"
+    head += ": stale, retrain on the current corpus)" if stale(name) else ")"
+    m = metrics(name)
+    if not m:
+        return head + "  not evaluated (simul models eval NAME)"
+    rows = {}
+    for key, r in m.items():
+        split, beam = key.split("/")
+        cell = f"{'greedy' if beam == 'beam1' else beam} {r['bleu']:.1f}"
+        if r.get("by_engine"):
+            cell += " (" + ", ".join(f"{e} {v['bleu']:.1f}"
+                                     for e, v in r["by_engine"].items()) + ")"
+        rows.setdefault(split, []).append(cell)
+    return head + "".join(f"\n  {split:11s} " + "   ".join(cells)
+                          for split, cells in rows.items())
+
+
 def epoch_files(exp_dir: Path) -> list[Path]:
     """ESPnet's kept per-epoch snapshots, oldest first."""
     files = [(int(m.group(1)), p) for p in exp_dir.glob("*epoch.pth")
@@ -245,27 +265,56 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
     return out
 
 
+def offline_summary(predictions: list[str], references: list[str],
+                    engines: list[str]) -> dict:
+    """Offline quality of one decoding of a split: BLEU/chrF overall and per synthesizer,
+    BLEU's hypothesis/reference length ratio, and how often a segment of two or more
+    reference sentences gets exactly as many sentence ends ("." "?" "!") in the hypothesis
+    (what simultaneous policies need from an offline model on multi-sentence input)."""
+    from simul.corpus.stats import sentences
+    from simul.metrics.quality import corpus_quality
+
+    if not len(predictions) == len(references) == len(engines):
+        raise ValueError(f"{len(predictions)} predictions, {len(references)} references and "
+                         f"{len(engines)} engines: one of each per segment")
+    q = corpus_quality(predictions, references)
+    out = {"bleu": round(q.bleu, 2), "chrf": round(q.chrf, 2), "n": q.n,
+           "signature": q.bleu_signature, "length_ratio": round(q.length_ratio, 3)}
+    by_engine = {}
+    for engine in sorted(set(engines) - {""}):
+        picked = [i for i, e in enumerate(engines) if e == engine]
+        qe = corpus_quality([predictions[i] for i in picked], [references[i] for i in picked])
+        by_engine[engine] = {"bleu": round(qe.bleu, 2), "chrf": round(qe.chrf, 2), "n": qe.n}
+    if by_engine:
+        out["by_engine"] = by_engine
+    multi = [i for i, r in enumerate(references) if sentences(r) >= 2]
+    if multi:
+        same = sum(sentences(predictions[i]) == sentences(references[i]) for i in multi)
+        out["sentence_ends"] = {"n": len(multi), "same_count": round(same / len(multi), 3)}
+    return out
+
+
 def evaluate(name: str, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
              max_utterances: int | None = None, progress: bool = True) -> dict:
-    """Offline BLEU of a shipped model (greedy and beam), written to metrics.json."""
+    """Offline quality of a shipped model (greedy and beam; see :func:`offline_summary`),
+    written to metrics.json and the card."""
     from simul import decode
-    from simul.metrics.quality import corpus_quality
+    from simul.corpus import DEFAULT_ROOT, stats
 
     model = load(name)
     pair = json.loads((MODELS_DIR / name / "simul.json").read_text())["pair"]
     results = {}
     for split in splits:
+        engines = stats.engines(DEFAULT_ROOT, pair, split)
         for beam in beams:
             recs = list(decode.offline_records(
                 model, model_name=name, pair=pair, split=split, beam=beam,
                 max_utterances=max_utterances, progress=progress))
-            q = corpus_quality([r.prediction for r in recs], [r.reference for r in recs])
             timed = [r.elapsed[0] - r.source_length for r in recs if r.elapsed]
-            ms = sum(timed) / max(len(timed), 1)
             results[f"{split}/beam{beam}"] = {
-                "bleu": round(q.bleu, 2), "chrf": round(q.chrf, 2), "n": q.n,
-                "signature": q.bleu_signature, "ms_per_utterance": round(ms, 1),
-            }
+                **offline_summary([r.prediction for r in recs], [r.reference for r in recs],
+                                  [engines[r.index] for r in recs]),
+                "ms_per_utterance": round(sum(timed) / max(len(timed), 1), 1)}
     (MODELS_DIR / name / "metrics.json").write_text(json.dumps(results, indent=1) + "\n")
     write_card(name)
     return results
@@ -297,23 +346,39 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
                else []),
              *([f"- frozen while training: {', '.join(info['frozen'])}"]
                if info.get("frozen") else []),
+             f"- trained on: mini corpus, builder version "
+             f"{info.get('corpus_builder_version', 'unrecorded')}",
              "", "Made by:", "", "```", info.get("command") or f"simul train {name}",
              f"simul models pack RUN/exp {name} --pair {info['pair']} "
              f"--average {len(info['averaged'])}",
              f"simul models eval {name}", "```", "",
-             "Offline BLEU (sacrebleu, full splits of the mini corpus):", "",
-             "| split | decoding | BLEU | chrF | ms/utt |", "|---|---|---|---|---|"]
+             "Offline quality (sacrebleu, full splits of the mini corpus); BLEU per "
+             "synthesizer of the source speech; length: BLEU's hypothesis/reference length ratio:", ""]
     path = out / "metrics.json"
     results = json.loads(path.read_text()) if path.is_file() else {}
+    engines = sorted({e for r in results.values() for e in r.get("by_engine", {})})
+    lines += ["| split | decoding | BLEU | chrF | " + "".join(f"{e} | " for e in engines)
+              + "length | ms/utt |", "|---" * (6 + len(engines)) + "|"]
     for key, r in results.items():
         split, beam = key.split("/")
         how = "greedy" if beam == "beam1" else beam.replace("beam", "beam ")
-        lines.append(f"| {split} | {how} | {r['bleu']:.2f} | {r['chrf']:.2f} "
+        per = "".join(f"{r['by_engine'][e]['bleu']:.2f} | " if e in r.get("by_engine", {})
+                      else "– | " for e in engines)
+        ratio = f"{r['length_ratio']:.2f}" if "length_ratio" in r else "–"
+        lines.append(f"| {split} | {how} | {r['bleu']:.2f} | {r['chrf']:.2f} | {per}{ratio} "
                      f"| {r['ms_per_utterance']:.0f} |")
     if results:
         lines += ["", f"Signature: `{next(iter(results.values()))['signature']}`"]
+    ends = [(k, r["sentence_ends"]) for k, r in results.items() if "sentence_ends" in r]
+    if ends:
+        lines += ["", "Segments of two or more sentences whose hypothesis has as many sentence "
+                  "ends as the reference: " + "; ".join(
+                      f"{k.replace('/beam1', ' greedy').replace('/beam', ' beam ')} "
+                      f"{100 * e['same_count']:.1f} % of {e['n']}" for k, e in ends) + "."]
     lines += ["", "Learning curve: `learning_curve.csv` and `learning_curve.png` (ESPnet's "
               "per-epoch train/valid statistics; its valid BLEU is teacher-forced)."]
+    if (out / "learning_curve.png").is_file():
+        lines += ["", "![learning curve](learning_curve.png)", ""]
     if "dev_bleu_greedy_averaged" in info:
         lines += [f"Greedy BLEU on the first {info['dev_utterances']} dev segments: "
                   f"{info['dev_bleu_greedy_averaged']:.2f} for the averaged model; per kept "

@@ -1,0 +1,82 @@
+"""Recipe variants (``simul train --set``) and speed-perturbed training data."""
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from simul.models import prepare, train
+
+
+def test_overrides_change_one_run_and_leave_the_recipe_alone():
+    recipe = train.load_recipe("blstm_char_en-es")
+    out = train.apply_overrides(recipe, ["espnet.specaug=null",
+                                         "simul.speed_perturb=[0.9, 1.0, 1.1]",
+                                         "espnet.optim_conf.lr=0.002"])
+    assert out["espnet"]["specaug"] is None
+    assert out["simul"]["speed_perturb"] == [0.9, 1.0, 1.1]
+    assert out["espnet"]["optim_conf"]["lr"] == 0.002
+    assert recipe["espnet"]["specaug"] == "specaug"  # the loaded recipe is not modified
+    assert recipe["espnet"]["optim_conf"]["lr"] == train.load_recipe(
+        "blstm_char_en-es")["espnet"]["optim_conf"]["lr"]
+
+
+@pytest.mark.parametrize("bad", ["specaug=null", "model.x=1", "espnet.specaug"])
+def test_overrides_name_the_section(bad):
+    with pytest.raises(ValueError, match="simul.KEY=VALUE or espnet.KEY=VALUE"):
+        train.apply_overrides(train.load_recipe("blstm_char_en-es"), [bad])
+
+
+def test_overrides_refuse_a_path_through_a_value():
+    with pytest.raises(ValueError, match="'specaug' is not a mapping"):
+        train.apply_overrides(train.load_recipe("blstm_char_en-es"), ["espnet.specaug.x=1"])
+
+
+def _peak_hz(audio, rate=16000):
+    spectrum = np.abs(np.fft.rfft(audio * np.hanning(audio.size)))
+    return np.fft.rfftfreq(audio.size, 1 / rate)[spectrum.argmax()]
+
+
+@pytest.mark.parametrize("factor", [0.9, 1.1])
+def test_speed_perturbation_scales_length_and_pitch_like_sox_speed(factor):
+    # sox `speed 1.1` on 1 s of a 440 Hz tone: 1/1.1 s of a 484 Hz tone
+    tone = np.sin(2 * np.pi * 440 * np.arange(16000) / 16000).astype(np.float32)
+    out = prepare.perturb_speed(tone, factor)
+    assert out.size == math.ceil(16000 / factor)  # a partial last sample is kept
+    assert _peak_hz(out) == pytest.approx(440 * factor, abs=2)
+    np.testing.assert_array_equal(prepare.perturb_speed(tone, 1.0), tone)
+
+
+def test_export_writes_one_copy_per_speed_with_kaldi_ids(tmp_path, monkeypatch):
+    segs = [SimpleNamespace(index=i, audio=np.full(1600 * (i + 1), 0.1, np.float32),
+                            target=f"t{i}", source=f"s{i}", speaker_id=f"v{i}")
+            for i in range(2)]
+    monkeypatch.setattr(prepare, "load", lambda root, pair, split: iter(segs))
+    n = prepare.export_split("unused", "en-es", "train", tmp_path / "train_sp",
+                             speed_factors=(0.9, 1.0, 1.1), progress=False)
+    assert n == 6
+    scp = [line.split() for line in (tmp_path / "train_sp" / "wav.scp").read_text().splitlines()]
+    assert [uid for uid, _ in scp] == ["sp0.9-train_000000", "sp0.9-train_000001",
+                                       "sp1.1-train_000000", "sp1.1-train_000001",
+                                       "train_000000", "train_000001"]
+    assert sf.info(dict(scp)["sp0.9-train_000001"]).frames == math.ceil(3200 / 0.9)
+    assert "sp1.1-train_000000 sp1.1-v0\n" in (tmp_path / "train_sp" / "utt2spk").read_text()
+    text = (tmp_path / "train_sp" / "text").read_text().splitlines()
+    assert text.count("sp0.9-train_000001 t1") == 1 and len(text) == 6
+
+
+def test_a_run_directory_keeps_its_recipe(tmp_path, monkeypatch):
+    # a second start with other --set options must not mix two recipes in one run
+    calls = []
+    monkeypatch.setattr(prepare, "export_split", lambda *a, **k: calls.append(k) or 0)
+    monkeypatch.setattr(train, "_tokens", lambda *a, **k: (_ for _ in ()).throw(
+        RuntimeError("stop after export")))
+    with pytest.raises(RuntimeError, match="stop after export"):
+        train.train("blstm_char_en-es", workdir=tmp_path, progress=False,
+                    overrides=["simul.speed_perturb=[0.9,1.0,1.1]"])
+    assert calls[0]["speed_factors"] == (0.9, 1.0, 1.1) and calls[1]["speed_factors"] == (1.0,)
+    assert "speed_perturb" in (tmp_path / "recipe.yaml").read_text()
+    with pytest.raises(ValueError, match="started with another recipe"):
+        train.train("blstm_char_en-es", workdir=tmp_path, progress=False)
