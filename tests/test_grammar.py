@@ -8,12 +8,16 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
+from simul.corpus.mini import grammar
 from simul.corpus.mini.grammar import (
     ADJECTIVES,
+    LEXICON_PATH,
     MAX_WORDS,
     MIN_WORDS,
     NOUNS,
@@ -21,6 +25,7 @@ from simul.corpus.mini.grammar import (
     VOCABULARY,
     Grammar,
     generate,
+    load_lexicon,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -314,3 +319,77 @@ def test_apertium_keeps_commas(sentences):
         kept = sum(t.count(",") == s.count(",") for s, t in zip(source, lines, strict=True))
         assert kept >= 0.95 * len(source), (lang, kept)
         assert sum(t.count(",") for t in lines) >= sum(s.count(",") for s in source), lang
+
+
+def test_lexicon_file_is_what_the_grammar_reads():
+    """The module's tables are those of lexicon.yaml (parsed here independently of the loader)."""
+    assert LEXICON_PATH == Path(grammar.__file__).with_name("lexicon.yaml")
+    raw = yaml.safe_load(LEXICON_PATH.read_text(encoding="utf-8"))
+    assert [list(row) for row in grammar.COUNT_NOUNS] == raw["count_nouns"]
+    assert [list(row) for row in ADJECTIVES] == raw["adjectives"]
+    assert [list(row) for row in grammar.TRANSITIVE] == raw["transitive"]
+    assert grammar.SINGULAR_DETERMINERS == tuple(raw["singular_determiners"].items())
+    assert grammar.P_ADJECTIVE == tuple(raw["probabilities"]["adjective"])
+    assert grammar.P_MARKER == raw["probabilities"]["marker"]
+    # The compiled tables come from the file, in its order.
+    assert [noun.singular for noun in NOUNS] == [
+        row[0] for row in raw["count_nouns"] + raw["mass_nouns"]
+    ]
+    assert [frame.verb for frame in grammar.FRAMES["prep"]] == [
+        row[0] for row in raw["prepositional"]
+    ]
+    assert load_lexicon(LEXICON_PATH)["noun_pps"] == grammar.NOUN_PPS
+
+
+def test_lexicon_is_package_data():
+    """A plain (non-editable) install ships lexicon.yaml beside grammar.py."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    package_data = config["tool"]["setuptools"]["package-data"]
+    assert LEXICON_PATH.name in package_data["simul.corpus.mini"]
+
+
+# (what is wrong, text of lexicon.yaml, its replacement, expected message after the file name)
+MALFORMED = [
+    ("noun without tags", "  - [man, men, person adult]\n", "  - [man, men]\n",
+     r"count_nouns\[0\] \(man\): expected \[singular, plural, tags\], got \['man', 'men'\]"),
+    ("capitalised noun", "  - [boy, ", "  - [Boy, ",
+     r"count_nouns\[2\] \(Boy\): singular: expected a lower-case word"),
+    ("probability above 1", "  plural: 0.3\n", "  plural: 1.5\n",
+     r"probabilities: plural: expected a probability from 0 to 1, got 1\.5"),
+    ("negative depth probability", "  time: [0.45, 0.25, 0.1, 0.05]",
+     "  time: [0.45, -0.25, 0.1, 0.05]",
+     r"probabilities: time\[1\]: expected a probability from 0 to 1, got -0\.25"),
+    ("depth table too short", "  adjective: [0.45, 0.3, 0.15, 0.08]", "  adjective: [0.45, 0.3]",
+     r"probabilities: adjective: expected a list of 4 probabilities"),
+    ("missing probability", "  very: 0.15\n", "", r"probabilities: missing 'very'"),
+    ("unquoted YAML boolean", '[sit, "on", person animal, furniture]',
+     "[sit, on, person animal, furniture]",
+     r"prepositional\[12\] \(sit\): preposition: expected a lower-case word, got True .*quote"),
+    ("adjective rank", "  - [red, 3, thing, false]", "  - [red, 4, thing, false]",
+     r"adjectives\[\d+\] \(red\): rank: expected an integer from 0 to 3, got 4"),
+    ("negative weight", "ground_mass_determiners: {the: 80,", "ground_mass_determiners: {the: -80,",
+     r"ground_mass_determiners: the: expected a weight"),
+    ("tag on no noun", "  - [eat, person animal, food]", "  - [eat, persn animal, food]",
+     r"transitive\[0\] \(eat\): tag 'persn' is on no noun"),
+    ("unknown tense", "  prog: [now, today,", "  progressive: [now, today,",
+     r"time_adverbials: missing 'prog'"),
+    ("unknown subordinator", "  because: {future:", "  becaus: {future:",
+     r"subordinate_tenses: 'becaus' is not in subordinators"),
+    ("missing table", "event_verbs: [happen]\n", "", r"tables: missing 'event_verbs'"),
+    ("duplicate key", "times: {past: 45, present: 35, future: 20}",
+     "times: {past: 45, present: 35, past: 20}", r"duplicate key 'past'"),
+    ("YAML syntax", "  - [man, men, person adult]\n", "  - [man, men, person adult\n",
+     r"not valid YAML"),
+]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"), [case[1:] for case in MALFORMED], ids=[case[0] for case in MALFORMED]
+)
+def test_malformed_lexicon_names_file_and_entry(tmp_path, old, new, message):
+    text = LEXICON_PATH.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"the test's anchor {old!r} is not once in lexicon.yaml"
+    path = tmp_path / "lexicon.yaml"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(str(path)) + r": (.|\n)*" + message):
+        load_lexicon(path)

@@ -353,7 +353,8 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
              f"--average {len(info['averaged'])}",
              f"simul models eval {name}", "```", "",
              "Offline quality (sacrebleu, full splits of the mini corpus); BLEU per "
-             "synthesizer of the source speech; length: BLEU's hypothesis/reference length ratio:", ""]
+             "synthesizer of the source speech; length: BLEU's hypothesis/reference "
+             "length ratio:", ""]
     path = out / "metrics.json"
     results = json.loads(path.read_text()) if path.is_file() else {}
     engines = sorted({e for r in results.values() for e in r.get("by_engine", {})})

@@ -7,7 +7,10 @@ final ``.`` or ``?``): no digits, contractions, hyphens, quotes or proper names.
 ``VOCABULARY`` (lower-cased, so ``I`` is listed as ``i``) is in apertium's English dictionary;
 words whose Spanish apertium fails to generate (farm, station, manager, ...) are left out.
 
-The grammar is a hand-written PCFG whose rules live in the module-level tables below.
+The grammar is a hand-written PCFG.  Its lexicon and probability tables (nouns, adjectives and
+verbs with their tags, verb frames, determiners, prepositional-phrase rules, discourse markers,
+weights and the ``P_*`` probabilities) live in ``lexicon.yaml`` beside this module, which is
+read and checked once at import (``load_lexicon``); the rules that use them are the code below.
 Informally, with ``[...]`` optional and ``|`` a weighted choice::
 
     Sentence     -> [Marker ","] Declarative [Vocative] "."
@@ -62,915 +65,43 @@ over tuples, so a seed fixes the output in every process.
 
 from __future__ import annotations
 
+import math
 import random
+import re
 from bisect import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Generic, TypeVar
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import yaml
 
 __all__ = ["MAX_WORDS", "MIN_WORDS", "VOCABULARY", "Grammar", "generate"]
 
 MIN_WORDS = 4
 MAX_WORDS = 36
+# Depth of embedding (0 = main clause) from which the depth-indexed probabilities stop changing.
+MAX_DEPTH = 3
 
 T = TypeVar("T")
 
-# --------------------------------------------------------------------------------------------
-# Lexicon.  Noun rows are (singular, plural or "" for the regular plural, tags).
-# --------------------------------------------------------------------------------------------
+#: The lexicon and probability tables, read once below.
+LEXICON_PATH = Path(__file__).with_name("lexicon.yaml")
 
-COUNT_NOUNS: tuple[tuple[str, str, str], ...] = (
-    ("man", "men", "person adult"),
-    ("woman", "women", "person adult"),
-    ("boy", "", "person young"),
-    ("girl", "", "person young"),
-    ("child", "children", "person young"),
-    ("baby", "", "person young"),
-    ("teacher", "", "person adult job"),
-    ("student", "", "person young"),
-    ("doctor", "", "person adult job"),
-    ("nurse", "", "person adult job"),
-    ("farmer", "", "person adult job"),
-    ("worker", "", "person adult"),
-    ("neighbour", "", "person adult"),
-    ("friend", "", "person"),
-    ("mother", "", "person adult"),
-    ("father", "", "person adult"),
-    ("sister", "", "person"),
-    ("brother", "", "person"),
-    ("son", "", "person"),
-    ("daughter", "", "person"),
-    ("uncle", "", "person adult"),
-    ("aunt", "", "person adult"),
-    ("grandmother", "", "person adult"),
-    ("grandfather", "", "person adult"),
-    ("cousin", "", "person"),
-    ("wife", "wives", "person adult"),
-    ("husband", "", "person adult"),
-    ("cook", "", "person adult job"),
-    ("writer", "", "person adult job"),
-    ("singer", "", "person adult job"),
-    ("player", "", "person"),
-    ("artist", "", "person adult job"),
-    ("scientist", "", "person adult job"),
-    ("engineer", "", "person adult job"),
-    ("pilot", "", "person adult job"),
-    ("waiter", "", "person adult job"),
-    ("actor", "", "person adult job"),
-    ("tourist", "", "person adult"),
-    ("visitor", "", "person"),
-    ("king", "", "person adult"),
-    ("queen", "", "person adult"),
-    ("soldier", "", "person adult job"),
-    ("guest", "", "person"),
-    ("baker", "", "person adult job"),
-    ("fisherman", "fishermen", "person adult job"),
-    ("policeman", "policemen", "person adult job"),
-    ("lady", "", "person adult"),
-    ("owner", "", "person adult"),
-    ("customer", "", "person adult"),
-    ("musician", "", "person adult job"),
-    ("dancer", "", "person job"),
-    ("painter", "", "person adult job"),
-    ("pupil", "", "person young"),
-    ("stranger", "", "person adult"),
-    ("thief", "thieves", "person adult"),
-    ("passenger", "", "person adult"),
-    ("dog", "", "animal pet swimmer"),
-    ("cat", "", "animal pet"),
-    ("horse", "", "animal farm rideable"),
-    ("bird", "", "animal pet flyer"),
-    ("cow", "", "animal farm"),
-    ("sheep", "sheep", "animal farm"),
-    ("fish", "fish", "animal pet swimmer catchable"),
-    ("mouse", "mice", "animal catchable"),
-    ("rabbit", "", "animal pet catchable"),
-    ("lion", "", "animal wild"),
-    ("tiger", "", "animal wild"),
-    ("elephant", "", "animal wild rideable"),
-    ("monkey", "", "animal wild"),
-    ("duck", "", "animal farm swimmer flyer"),
-    ("chicken", "", "animal farm"),
-    ("pig", "", "animal farm"),
-    ("bear", "", "animal wild"),
-    ("wolf", "wolves", "animal wild"),
-    ("fox", "", "animal wild"),
-    ("snake", "", "animal wild"),
-    ("frog", "", "animal swimmer catchable"),
-    ("goat", "", "animal farm"),
-    ("donkey", "", "animal farm rideable"),
-    ("owl", "", "animal flyer"),
-    ("bee", "", "animal flyer"),
-    ("spider", "", "animal"),
-    ("camel", "", "animal rideable"),
-    ("goose", "geese", "animal farm swimmer flyer"),
-    ("parrot", "", "animal pet flyer"),
-    ("kitten", "", "animal pet"),
-    ("butterfly", "", "animal flyer catchable"),
-    ("turtle", "", "animal pet swimmer"),
-    ("house", "", "place building loc_in goal visitable cleanable paintable buildable dwelling"),
-    ("school", "", "place building loc_at goal workplace buildable landmark"),
-    ("city", "", "place settlement loc_in goal visitable dwelling"),
-    ("village", "", "place settlement loc_in goal visitable dwelling"),
-    ("town", "", "place settlement loc_in goal visitable dwelling"),
-    ("country", "", "place settlement loc_in visitable dwelling"),
-    ("park", "", "place outdoor loc_in goal visitable across landmark"),
-    ("garden", "", "place outdoor loc_in goal cleanable"),
-    ("kitchen", "", "place room loc_in goal cleanable paintable"),
-    ("room", "", "place room loc_in goal cleanable paintable"),
-    ("bedroom", "", "place room loc_in goal cleanable paintable"),
-    ("classroom", "", "place room loc_in goal cleanable paintable"),
-    ("office", "", "place room loc_in loc_at goal workplace cleanable"),
-    ("shop", "", "place building shop loc_in loc_at goal workplace"),
-    ("market", "", "place shop loc_at goal workplace visitable landmark"),
-    ("supermarket", "", "place building shop loc_at goal workplace"),
-    ("bakery", "", "place building shop loc_at goal workplace"),
-    ("hospital", "", "place building loc_in loc_at goal workplace visitable buildable"),
-    ("library", "", "place building loc_in loc_at goal workplace visitable"),
-    ("restaurant", "", "place building loc_in loc_at goal workplace"),
-    ("church", "", "place building loc_in loc_at goal visitable paintable landmark"),
-    ("hotel", "", "place building loc_in loc_at goal workplace"),
-    ("museum", "", "place building loc_in loc_at goal workplace visitable landmark"),
-    ("cinema", "", "place building loc_at goal"),
-    ("bank", "", "place building loc_at goal workplace"),
-    ("factory", "", "place building loc_in loc_at goal workplace buildable"),
-    ("airport", "", "place building loc_at goal workplace"),
-    ("castle", "", "place building loc_in goal visitable buildable landmark"),
-    ("zoo", "", "place outdoor loc_at goal visitable"),
-    ("beach", "", "place outdoor loc_on goal landmark"),
-    ("forest", "", "place outdoor loc_in goal dwelling landmark"),
-    ("river", "", "place outdoor water loc_in across landmark"),
-    ("lake", "", "place outdoor water loc_in goal landmark"),
-    ("sea", "", "place outdoor water loc_in goal"),
-    ("mountain", "", "place outdoor loc_on goal landmark"),
-    ("hill", "", "place outdoor loc_on goal"),
-    ("island", "", "place outdoor loc_on goal visitable"),
-    ("field", "", "place outdoor loc_in across"),
-    ("street", "", "place outdoor loc_in across"),
-    ("road", "", "place outdoor loc_on across"),
-    ("bridge", "", "place outdoor loc_on across buildable landmark under"),
-    ("square", "", "place outdoor loc_in across"),
-    ("playground", "", "place outdoor loc_in goal"),
-    ("book", "", "thing portable readable openable"),
-    ("letter", "", "thing portable readable writable sendable"),
-    ("newspaper", "", "thing portable readable"),
-    ("magazine", "", "thing portable readable"),
-    ("car", "", "thing vehicle ownable drivable fixable washable"),
-    ("bus", "", "thing vehicle drivable catchable"),
-    ("train", "", "thing vehicle catchable"),
-    ("bicycle", "", "thing vehicle ownable rideable fixable paintable"),
-    ("boat", "", "thing vehicle ownable buildable paintable"),
-    ("ship", "", "thing vehicle buildable"),
-    ("plane", "", "thing vehicle"),
-    ("truck", "", "thing vehicle ownable drivable fixable washable"),
-    ("taxi", "", "thing vehicle drivable catchable"),
-    ("table", "", "thing furniture surface under fixable paintable cleanable"),
-    ("chair", "", "thing furniture surface under fixable paintable breakable"),
-    ("desk", "", "thing furniture surface under cleanable"),
-    ("bed", "", "thing furniture surface under"),
-    ("sofa", "", "thing furniture surface"),
-    ("shelf", "shelves", "thing furniture surface"),
-    ("door", "", "thing openable fixable paintable"),
-    ("window", "", "thing openable breakable cleanable"),
-    ("floor", "", "thing surface cleanable"),
-    ("roof", "", "thing surface fixable"),
-    ("bag", "", "thing portable container openable"),
-    ("box", "", "thing portable container openable"),
-    ("basket", "", "thing portable container"),
-    ("key", "", "thing portable"),
-    ("phone", "", "thing portable breakable fixable answerable"),
-    ("computer", "", "thing portable fixable"),
-    ("picture", "", "thing portable drawable"),
-    ("map", "", "thing portable drawable readable"),
-    ("ball", "", "thing portable throwable catchable toy"),
-    ("hat", "", "thing portable clothes wearable washable"),
-    ("shirt", "", "thing portable clothes wearable washable"),
-    ("shoe", "", "thing portable clothes wearable"),
-    ("coat", "", "thing portable clothes wearable washable"),
-    ("dress", "", "thing portable clothes wearable washable"),
-    ("jacket", "", "thing portable clothes wearable washable"),
-    ("cup", "", "thing portable container breakable washable"),
-    ("plate", "", "thing portable breakable washable"),
-    ("bottle", "", "thing portable container breakable openable"),
-    ("glass", "", "thing portable breakable washable"),
-    ("pen", "", "thing portable"),
-    ("pencil", "", "thing portable"),
-    ("ticket", "", "thing portable"),
-    ("present", "", "thing portable gift"),
-    ("gift", "", "thing portable gift"),
-    ("clock", "", "thing breakable fixable"),
-    ("watch", "", "thing portable breakable fixable wearable"),
-    ("camera", "", "thing portable breakable fixable"),
-    ("lamp", "", "thing breakable fixable"),
-    ("umbrella", "", "thing portable"),
-    ("knife", "knives", "thing portable"),
-    ("spoon", "", "thing portable washable"),
-    ("toy", "", "thing portable breakable toy"),
-    ("guitar", "", "thing portable"),
-    ("radio", "", "thing portable fixable"),
-    ("flower", "", "thing portable drawable plantable"),
-    ("tree", "", "thing under drawable plantable"),
-    ("stone", "", "thing portable throwable"),
-    ("mirror", "", "thing breakable"),
-    ("wallet", "", "thing portable"),
-    ("ring", "", "thing portable wearable"),
-    ("blanket", "", "thing portable washable"),
-    ("card", "", "thing portable writable sendable"),
-    ("apple", "", "food"),
-    ("orange", "", "food"),
-    ("egg", "", "food breakable"),
-    ("cake", "", "food"),
-    ("sandwich", "", "food"),
-    ("banana", "", "food"),
-    ("potato", "potatoes", "food"),
-    ("tomato", "tomatoes", "food"),
-    ("carrot", "", "food"),
-    ("pie", "", "food"),
-    ("biscuit", "", "food"),
-    ("lemon", "", "food"),
-    ("onion", "", "food"),
-    ("sausage", "", "food"),
-    ("meal", "", "food"),
-    ("pizza", "", "food"),
-    ("story", "", "text readable writable tellable"),
-    ("poem", "", "text readable writable"),
-    ("song", "", "text writable sound singable"),
-    ("report", "", "text readable writable"),
-    ("message", "", "text readable writable sendable answerable"),
-    ("note", "", "text readable writable"),
-    ("list", "", "text readable writable"),
-    ("email", "", "text readable writable sendable answerable"),
-    ("joke", "", "text tellable"),
-    ("question", "", "idea askable answerable"),
-    ("answer", "", "idea"),
-    ("idea", "", "idea"),
-    ("problem", "", "idea solvable"),
-    ("plan", "", "idea"),
-    ("secret", "", "idea tellable"),
-    ("lesson", "", "event learnable"),
-    ("game", "", "event playable watchable winnable"),
-    ("match", "", "event playable watchable winnable"),
-    ("film", "", "event watchable"),
-    ("party", "", "event"),
-    ("concert", "", "event"),
-    ("meeting", "", "event"),
-    ("trip", "", "event"),
-    ("race", "", "event watchable winnable"),
-    ("show", "", "event watchable"),
-    ("noise", "", "sound"),
+# Names the rules dispatch on: the lexicon's tables keyed by them are checked against them.
+_TIME_NAMES = ("past", "present", "future")
+_TENSE_NAMES = ("pres", "past", "fut", "prog", "pastprog", "perf")
+_CLAUSE_KIND_NAMES = (
+    "trans", "intr", "motion", "prep", "place", "ditr", "copula", "there", "that", "inf", "weather",
 )
+_WH_NAMES = ("what", "who", "where", "when", "why", "how")
+_MARKER_CONDITIONS = ("", "positive", "negative", *_TIME_NAMES)
 
-MASS_NOUNS: tuple[tuple[str, str], ...] = (
-    ("bread", "food"),
-    ("rice", "food"),
-    ("cheese", "food"),
-    ("meat", "food"),
-    ("soup", "food"),
-    ("chocolate", "food"),
-    ("butter", "food"),
-    ("sugar", "food"),
-    ("honey", "food"),
-    ("fruit", "food"),
-    ("salad", "food"),
-    ("water", "drink"),
-    ("milk", "drink"),
-    ("coffee", "drink"),
-    ("tea", "drink"),
-    ("juice", "drink"),
-    ("lemonade", "drink"),
-    ("money", "money"),
-    ("music", "sound"),
-)
-
-# (word, rank for ordering: quality < size < age < colour, tags it can modify, gradable)
-ADJECTIVES: tuple[tuple[str, int, str, bool], ...] = (
-    ("good", 0, "person animal thing food drink text event idea place", True),
-    ("bad", 0, "person animal thing food drink text event idea place", True),
-    ("beautiful", 0, "person animal thing place event", True),
-    ("lovely", 0, "animal thing place event", True),
-    ("nice", 0, "person animal thing food drink place event", True),
-    ("wonderful", 0, "person place event text idea", False),
-    ("terrible", 0, "food drink event idea text place", False),
-    ("strange", 0, "person animal thing place idea text event", True),
-    ("famous", 0, "person place text", True),
-    ("important", 0, "person text event idea", True),
-    ("interesting", 0, "person text event idea place", True),
-    ("funny", 0, "person animal text event idea", True),
-    ("boring", 0, "person text event place", True),
-    ("delicious", 0, "food drink", False),
-    ("friendly", 0, "person animal", True),
-    ("kind", 0, "person", True),
-    ("clever", 0, "person animal", True),
-    ("lazy", 0, "person animal", True),
-    ("brave", 0, "person", True),
-    ("polite", 0, "person", True),
-    ("busy", 0, "person settlement shop", True),
-    ("quiet", 0, "person animal place", True),
-    ("noisy", 0, "person animal place", True),
-    ("dangerous", 0, "animal place idea", True),
-    ("expensive", 0, "thing food drink", True),
-    ("cheap", 0, "thing food drink", True),
-    ("fresh", 0, "food drink", True),
-    ("sweet", 0, "food drink", True),
-    ("simple", 0, "idea text", True),
-    ("difficult", 0, "idea text event", True),
-    ("easy", 0, "idea text event", True),
-    ("useful", 0, "thing idea text", True),
-    ("careful", 0, "person", True),
-    ("happy", 0, "person animal", True),
-    ("sad", 0, "person animal text event", True),
-    ("tired", 0, "person animal", True),
-    ("hungry", 0, "person animal", True),
-    ("angry", 0, "person animal", True),
-    ("rich", 0, "person", True),
-    ("poor", 0, "person place", True),
-    ("hot", 0, "food drink", True),
-    ("cold", 0, "food drink place", True),
-    ("warm", 0, "food drink place clothes", True),
-    ("dark", 0, "place", True),
-    ("clean", 0, "thing place clothes", True),
-    ("dirty", 0, "thing place clothes", True),
-    ("empty", 0, "container room building", False),
-    ("full", 0, "container", False),
-    ("broken", 0, "breakable fixable", False),
-    ("wet", 0, "clothes animal", True),
-    ("strong", 0, "person animal drink", True),
-    ("weak", 0, "person animal", True),
-    ("sick", 0, "person animal", True),
-    ("soft", 0, "furniture clothes", True),
-    ("loud", 0, "sound", True),
-    ("safe", 0, "place", True),
-    ("comfortable", 0, "furniture clothes room", True),
-    ("big", 1, "animal thing place food", True),
-    ("small", 1, "person animal thing place food", True),
-    ("little", 1, "person animal thing place", False),
-    ("large", 1, "animal thing place", True),
-    ("huge", 1, "animal thing place", False),
-    ("tiny", 1, "animal thing", False),
-    ("tall", 1, "person building", True),
-    ("short", 1, "person text event", True),
-    ("long", 1, "text event", True),
-    ("heavy", 1, "portable furniture", True),
-    ("fat", 1, "animal", True),
-    ("thin", 1, "person animal", True),
-    ("old", 2, "person animal thing place text", True),
-    ("new", 2, "thing place text idea", True),
-    ("young", 2, "person animal", True),
-    ("modern", 2, "building thing", True),
-    ("red", 3, "thing", False),
-    ("blue", 3, "thing", False),
-    ("green", 3, "thing", False),
-    ("yellow", 3, "thing", False),
-    ("black", 3, "thing animal", False),
-    ("white", 3, "thing animal", False),
-    ("brown", 3, "thing animal", False),
-    ("grey", 3, "thing animal", False),
-    ("pink", 3, "thing", False),
-    ("orange", 3, "thing", False),
-    ("purple", 3, "thing", False),
-)
-
-WEATHER_ADJECTIVES: tuple[str, ...] = ("cold", "hot", "warm", "sunny", "windy", "dark", "late")
-WEATHER_VERBS: tuple[str, ...] = ("rain",)
-
-# (base, past, past participle) of the irregular verbs; regular forms are derived by rule.
-IRREGULAR_VERBS: tuple[tuple[str, str, str], ...] = (
-    ("go", "went", "gone"),
-    ("come", "came", "come"),
-    ("see", "saw", "seen"),
-    ("eat", "ate", "eaten"),
-    ("drink", "drank", "drunk"),
-    ("take", "took", "taken"),
-    ("give", "gave", "given"),
-    ("buy", "bought", "bought"),
-    ("bring", "brought", "brought"),
-    ("think", "thought", "thought"),
-    ("catch", "caught", "caught"),
-    ("find", "found", "found"),
-    ("make", "made", "made"),
-    ("sell", "sold", "sold"),
-    ("tell", "told", "told"),
-    ("build", "built", "built"),
-    ("send", "sent", "sent"),
-    ("lend", "lent", "lent"),
-    ("write", "wrote", "written"),
-    ("read", "read", "read"),
-    ("ride", "rode", "ridden"),
-    ("drive", "drove", "driven"),
-    ("fly", "flew", "flown"),
-    ("swim", "swam", "swum"),
-    ("run", "ran", "run"),
-    ("sing", "sang", "sung"),
-    ("begin", "began", "begun"),
-    ("sit", "sat", "sat"),
-    ("stand", "stood", "stood"),
-    ("understand", "understood", "understood"),
-    ("hold", "held", "held"),
-    ("keep", "kept", "kept"),
-    ("sleep", "slept", "slept"),
-    ("leave", "left", "left"),
-    ("meet", "met", "met"),
-    ("lose", "lost", "lost"),
-    ("pay", "paid", "paid"),
-    ("say", "said", "said"),
-    ("hear", "heard", "heard"),
-    ("know", "knew", "known"),
-    ("grow", "grew", "grown"),
-    ("throw", "threw", "thrown"),
-    ("draw", "drew", "drawn"),
-    ("show", "showed", "shown"),
-    ("fall", "fell", "fallen"),
-    ("forget", "forgot", "forgotten"),
-    ("break", "broke", "broken"),
-    ("choose", "chose", "chosen"),
-    ("speak", "spoke", "spoken"),
-    ("steal", "stole", "stolen"),
-    ("wear", "wore", "worn"),
-    ("win", "won", "won"),
-    ("bite", "bit", "bitten"),
-    ("hide", "hid", "hidden"),
-    ("wake", "woke", "woken"),
-    ("cut", "cut", "cut"),
-    ("feed", "fed", "fed"),
-    ("have", "had", "had"),
-)
-
-# Verbs whose final consonant doubles before -ed and -ing.
-DOUBLING_VERBS: tuple[str, ...] = (
-    "begin", "cut", "drop", "forget", "plan", "prefer", "run", "shop", "sit", "stop", "swim",
-    "win",
-)
-
-# Verbs that do not take the progressive or manner adverbs in their transitive or clausal use.
-STATIVE_VERBS: tuple[str, ...] = (
-    "belong", "believe", "forget", "hate", "have", "hear", "hope", "know", "like", "love",
-    "need", "prefer", "remember", "see", "think", "understand", "want",
-)
-
-# (verb, subject tags)
-INTRANSITIVE: tuple[tuple[str, str], ...] = (
-    ("sleep", "person animal"),
-    ("run", "person animal"),
-    ("walk", "person animal"),
-    ("swim", "person swimmer"),
-    ("jump", "person animal"),
-    ("play", "person pet"),
-    ("wait", "person animal"),
-    ("eat", "person animal"),
-    ("rest", "person animal"),
-    ("sit", "person animal"),
-    ("cry", "person"),
-    ("smile", "person"),
-    ("laugh", "person"),
-    ("dance", "person"),
-    ("sing", "person"),
-    ("work", "person"),
-    ("arrive", "person vehicle"),
-    ("leave", "person vehicle"),
-    ("stay", "person"),
-    ("study", "person"),
-    ("cook", "person"),
-    ("read", "person"),
-    ("write", "person"),
-    ("shout", "person"),
-    ("listen", "person animal"),
-    ("talk", "person"),
-    ("hide", "person animal"),
-    ("fly", "flyer"),
-    ("fall", "person animal portable food"),
-    ("break", "breakable"),
-    ("stop", "person vehicle"),
-    ("wake", "person animal"),
-    ("grow", "person animal plantable"),
-    ("win", "person"),
-    ("travel", "person"),
-)
-
-# (verb, subject tags): verbs of motion that take a goal ("to the park", "home", ...).
-MOTION: tuple[tuple[str, str], ...] = (
-    ("go", "person animal"),
-    ("come", "person animal"),
-    ("walk", "person animal"),
-    ("run", "person animal"),
-    ("drive", "person"),
-    ("fly", "person flyer"),
-    ("travel", "person"),
-    ("return", "person"),
-    ("swim", "person swimmer"),
-    ("move", "person"),
-)
-
-# (verb, subject tags, object tags)
-TRANSITIVE: tuple[tuple[str, str, str], ...] = (
-    ("eat", "person animal", "food"),
-    ("drink", "person animal", "drink"),
-    ("cook", "person", "food"),
-    ("make", "person", "food drink"),
-    ("buy", "person", "portable food drink ownable"),
-    ("sell", "person", "portable food drink ownable"),
-    ("see", "person animal", "person animal thing place"),
-    ("watch", "person animal", "person animal watchable"),
-    ("read", "person", "readable"),
-    ("write", "person", "writable"),
-    ("find", "person animal", "portable person animal"),
-    ("lose", "person", "portable"),
-    ("carry", "person animal", "portable food"),
-    ("open", "person", "openable gift"),
-    ("close", "person", "openable"),
-    ("clean", "person", "cleanable"),
-    ("wash", "person", "washable"),
-    ("paint", "person", "paintable"),
-    ("fix", "person", "fixable"),
-    ("repair", "person", "fixable"),
-    ("build", "person", "buildable"),
-    ("draw", "person", "drawable animal person"),
-    ("help", "person animal", "person"),
-    ("call", "person", "person"),
-    ("meet", "person", "person"),
-    ("visit", "person", "person visitable"),
-    ("like", "person animal", "person animal food drink event text sound place portable"),
-    ("love", "person animal", "person animal food drink event text sound place"),
-    ("hate", "person animal", "person animal food drink event text sound"),
-    ("want", "person animal", "portable food drink ownable"),
-    ("need", "person animal", "portable food drink ownable"),
-    ("bring", "person animal", "portable food drink"),
-    ("take", "person", "portable food drink"),
-    ("hear", "person animal", "person animal sound"),
-    ("sing", "person", "singable"),
-    ("play", "person", "playable"),
-    ("win", "person", "winnable"),
-    ("forget", "person", "portable idea text"),
-    ("remember", "person animal", "person idea text event place"),
-    ("understand", "person", "idea text learnable person"),
-    ("answer", "person", "answerable"),
-    ("ask", "person", "askable person"),
-    ("catch", "person animal", "catchable"),
-    ("drive", "person", "drivable"),
-    ("ride", "person", "rideable"),
-    ("throw", "person", "throwable"),
-    ("hold", "person", "portable"),
-    ("keep", "person", "portable pet"),
-    ("break", "person animal", "breakable"),
-    ("steal", "person", "portable money"),
-    ("wear", "person", "wearable"),
-    ("choose", "person", "portable food"),
-    ("follow", "person animal", "person animal vehicle"),
-    ("bite", "animal", "person animal"),
-    ("chase", "person animal", "person animal throwable vehicle"),
-    ("feed", "person", "animal"),
-    ("push", "person animal", "vehicle furniture"),
-    ("pull", "person animal", "vehicle furniture"),
-    ("order", "person", "food drink"),
-    ("plant", "person", "plantable"),
-    ("kick", "person animal", "throwable"),
-    ("finish", "person", "text food event"),
-    ("start", "person", "event text"),
-    ("enjoy", "person animal", "event food drink sound text"),
-    ("miss", "person", "person vehicle event"),
-    ("know", "person animal", "person place text idea"),
-    ("have", "person", "portable ownable animal"),
-    ("solve", "person", "solvable"),
-    ("learn", "person", "learnable singable"),
-    ("cut", "person", "food"),
-    ("wake", "person animal", "person"),
-    ("touch", "person animal", "person animal thing"),
-    ("fill", "person", "container"),
-    ("use", "person", "portable ownable"),
-    ("borrow", "person", "portable ownable"),
-    ("hide", "person animal", "portable food"),
-    ("drop", "person animal", "portable food"),
-    ("leave", "person", "building room settlement"),
-    ("move", "person animal", "furniture"),
-)
-
-# (verb, preposition, subject tags, object tags): the object can be questioned or relativised,
-# stranding the preposition ("Who did you wait for?").
-PREPOSITIONAL: tuple[tuple[str, str, str, str], ...] = (
-    ("listen", "to", "person animal", "person sound"),
-    ("look", "at", "person animal", "person animal thing place"),
-    ("wait", "for", "person animal", "person vehicle"),
-    ("look", "for", "person animal", "portable person animal"),
-    ("talk", "about", "person", "person animal event text idea place"),
-    ("talk", "to", "person", "person"),
-    ("think", "about", "person", "person animal event idea place"),
-    ("laugh", "at", "person", "person animal text"),
-    ("dream", "about", "person animal", "person animal place event food"),
-    ("pay", "for", "person", "food drink portable"),
-    ("play", "with", "person animal", "person animal toy"),
-    ("belong", "to", "portable animal", "person"),
-    ("sit", "on", "person animal", "furniture"),
-    ("ask", "for", "person", "food drink portable person"),
-    ("speak", "to", "person", "person"),
-    ("write", "to", "person", "person"),
-    ("shout", "at", "person", "person animal"),
-    ("smile", "at", "person", "person animal"),
-)
-
-# (verb, preposition, subject tags, place tags): the place can be questioned with "where".
-PLACE_VERBS: tuple[tuple[str, str, str, str], ...] = (
-    ("live", "in", "person animal", "dwelling"),
-    ("work", "at", "person", "workplace"),
-    ("arrive", "at", "person vehicle", "building"),
-    ("swim", "in", "person swimmer", "water"),
-    ("stay", "at", "person", "building"),
-)
-
-# (verb, preposition of the recipient, subject tags, recipient tags, theme tags)
-DITRANSITIVE: tuple[tuple[str, str, str, str, str], ...] = (
-    ("give", "to", "person", "person animal", "portable food drink"),
-    ("send", "to", "person", "person", "sendable gift"),
-    ("show", "to", "person", "person", "portable"),
-    ("tell", "to", "person", "person", "tellable"),
-    ("bring", "to", "person", "person", "portable food drink"),
-    ("buy", "for", "person", "person", "portable food"),
-    ("read", "to", "person", "person", "readable"),
-    ("sell", "to", "person", "person", "portable food"),
-    ("lend", "to", "person", "person", "portable ownable"),
-    ("throw", "to", "person", "person animal", "throwable"),
-    ("pass", "to", "person", "person", "portable food"),
-    ("offer", "to", "person", "person animal", "food drink portable"),
-    ("cook", "for", "person", "person", "food"),
-    ("make", "for", "person", "person", "food drink"),
-    ("write", "to", "person", "person", "sendable"),
-)
-
-# (verb, subject tags, takes a recipient): verbs with a "that" clause.
-THAT_VERBS: tuple[tuple[str, str, bool], ...] = (
-    ("say", "person", False),
-    ("think", "person", False),
-    ("know", "person", False),
-    ("hope", "person", False),
-    ("believe", "person", False),
-    ("hear", "person", False),
-    ("explain", "person", False),
-    ("promise", "person", False),
-    ("dream", "person", False),
-    ("tell", "person", True),
-    ("promise", "person", True),
-)
-
-# (verb, subject tags): verbs with a "to" infinitive.
-INFINITIVE_VERBS: tuple[tuple[str, str], ...] = (
-    ("want", "person animal"),
-    ("need", "person animal"),
-    ("try", "person animal"),
-    ("decide", "person"),
-    ("plan", "person"),
-    ("hope", "person"),
-    ("like", "person animal"),
-    ("love", "person"),
-    ("forget", "person"),
-    ("learn", "person"),
-    ("begin", "person animal"),
-    ("start", "person animal"),
-    ("refuse", "person"),
-    ("promise", "person"),
-    ("prefer", "person"),
-    ("remember", "person"),
-)
-
-# Verbs only used in "What happened ...?" questions.
-EVENT_VERBS: tuple[str, ...] = ("happen",)
-
-# --------------------------------------------------------------------------------------------
-# Function words and phrase tables.
-# --------------------------------------------------------------------------------------------
-
-# (word, person, plural, weight)
-SUBJECT_PRONOUNS: tuple[tuple[str, int, bool, float], ...] = (
-    ("I", 1, False, 3.0),
-    ("you", 2, False, 2.0),
-    ("he", 3, False, 3.0),
-    ("she", 3, False, 3.0),
-    ("we", 1, True, 2.0),
-    ("they", 3, True, 2.0),
-)
-OBJECT_PRONOUNS: tuple[tuple[str, int, bool], ...] = (
-    ("me", 1, False),
-    ("you", 2, False),
-    ("him", 3, False),
-    ("her", 3, False),
-    ("us", 1, True),
-    ("them", 3, True),
-)
-
-SINGULAR_DETERMINERS: tuple[tuple[str, float], ...] = (
-    ("the", 50), ("a", 32), ("this", 3), ("that", 2), ("my", 4), ("your", 2), ("his", 3),
-    ("her", 3), ("our", 2), ("their", 2),
-)
-PLURAL_DETERMINERS: tuple[tuple[str, float], ...] = (
-    ("the", 40), ("", 16), ("some", 10), ("these", 3), ("those", 3), ("two", 4), ("three", 3),
-    ("four", 1), ("many", 4), ("my", 4), ("your", 2), ("his", 2), ("her", 2), ("our", 2),
-    ("their", 2),
-)
-MASS_DETERMINERS: tuple[tuple[str, float], ...] = (
-    ("the", 40), ("", 35), ("some", 15), ("my", 3), ("your", 1), ("his", 2), ("her", 2),
-    ("our", 1), ("their", 1),
-)
-INDEFINITE_PLURAL_DETERMINERS: tuple[tuple[str, float], ...] = (
-    ("", 40), ("some", 30), ("two", 10), ("three", 8), ("many", 12),
-)
-INDEFINITE_MASS_DETERMINERS: tuple[tuple[str, float], ...] = (("", 50), ("some", 50))
-# Determiners of the nouns in locations, goals and other prepositional phrases.
-GROUND_SINGULAR_DETERMINERS: tuple[tuple[str, float], ...] = (
-    ("the", 65), ("a", 15), ("this", 2), ("that", 2), ("my", 4), ("your", 2), ("his", 3),
-    ("her", 3), ("our", 2), ("their", 2),
-)
-GROUND_PLURAL_DETERMINERS: tuple[tuple[str, float], ...] = (
-    ("the", 70), ("these", 3), ("those", 3), ("my", 5), ("your", 3), ("his", 4), ("her", 4),
-    ("our", 4), ("their", 4),
-)
-GROUND_MASS_DETERMINERS: tuple[tuple[str, float], ...] = (("the", 80), ("my", 10), ("our", 10))
-
-# Words whose first letter misleads the choice between "a" and "an".
-A_BEFORE_VOWEL: tuple[str, ...] = ("useful", "university", "uniform", "unique", "usual", "one")
-AN_BEFORE_CONSONANT: tuple[str, ...] = ("hour", "honest", "honour")
-
-# (host tags, preposition, ground tags, weight): prepositional phrases modifying a noun.
-NOUN_PPS: tuple[tuple[str, str, str, float], ...] = (
-    ("person", "with", "clothes", 3),
-    ("person", "from", "settlement", 3),
-    ("person", "in", "room outdoor", 2),
-    ("person", "at", "loc_at", 1),
-    ("animal", "in", "outdoor room", 3),
-    ("animal", "under", "under", 2),
-    ("animal", "on", "surface", 1),
-    ("portable", "on", "surface", 3),
-    ("portable", "in", "container room", 2),
-    ("portable", "under", "under", 1),
-    ("portable", "from", "shop", 1),
-    ("portable", "for", "person", 1),
-    ("food", "on", "surface", 2),
-    ("food", "in", "container", 2),
-    ("food", "from", "shop", 1),
-    ("food", "for", "person", 1),
-    ("drink", "in", "container", 2),
-    ("place", "near", "landmark", 3),
-    ("building", "in", "settlement", 2),
-    ("outdoor", "behind", "building", 1),
-    ("text", "about", "person animal place event", 3),
-    ("text", "from", "person", 1),
-    ("event", "in", "outdoor building", 2),
-    ("vehicle", "from", "settlement", 1),
-    ("furniture", "in", "room", 2),
-)
-
-# (locatum tags, preposition, ground tags, weight): where someone or something is.
-LOCATIONS: tuple[tuple[str, str, str, float], ...] = (
-    ("person animal event", "in", "loc_in", 5),
-    ("person animal event", "at", "loc_at", 3),
-    ("person animal", "on", "loc_on", 2),
-    ("person animal building vehicle", "near", "landmark", 2),
-    ("animal portable food", "under", "under", 1),
-    ("portable food drink", "on", "surface", 4),
-    ("portable food drink", "in", "container room", 3),
-    ("furniture", "in", "room", 3),
-    ("vehicle", "in", "settlement", 2),
-)
-
-LOCATUM_TAGS = frozenset(("person", "animal", "portable", "food", "drink", "furniture", "vehicle"))
-AGENT_TAGS = frozenset(("person", "animal"))
-PREDICABLE_TAGS = frozenset(
-    ("person", "animal", "thing", "food", "drink", "place", "text", "event", "idea")
-)
-
-TRANSPORT: tuple[tuple[str, ...], ...] = (
-    ("by", "bus"), ("by", "train"), ("by", "car"), ("by", "taxi"), ("by", "bicycle"),
-    ("by", "boat"), ("by", "plane"), ("on", "foot"),
-)
-INTO_VERBS: tuple[str, ...] = ("go", "come", "walk", "run", "move")
-TRANSPORT_VERBS: tuple[str, ...] = ("go", "come", "travel", "return", "move")
-
-MANNER_ADVERBS: tuple[str, ...] = (
-    "quickly", "slowly", "carefully", "quietly", "loudly", "happily", "sadly", "well", "badly",
-    "easily", "early", "late", "again", "suddenly",
-)
-
-TIMES: tuple[tuple[str, float], ...] = (("past", 45), ("present", 35), ("future", 20))
-TENSES: dict[str, tuple[tuple[str, float], ...]] = {
-    "past": (("past", 70), ("pastprog", 30)),
-    "present": (("pres", 50), ("prog", 25), ("perf", 25)),
-    "future": (("fut", 1),),
-}
+# Tenses of the clauses without a progressive (the copula, stative verbs): the simple tense.
 STATIVE_TENSE = {"prog": "pres", "pastprog": "past"}
 
-# Time adverbials by the tense (or, for "fut", the future meaning) they go with.
-TIME_ADVERBIALS: dict[str, tuple[str, ...]] = {
-    "pres": (
-        "every day", "every morning", "every evening", "every week", "every year",
-        "in the morning", "in the evening", "at night", "on the weekend", "after school",
-    ),
-    "past": (
-        "yesterday", "last night", "last week", "last year", "last month", "last summer",
-        "last winter", "this morning", "two days ago", "a week ago", "a year ago",
-        "yesterday morning", "yesterday afternoon", "after dinner", "after lunch",
-    ),
-    "fut": (
-        "tomorrow", "soon", "later", "next week", "next year", "next month", "next summer",
-        "tonight", "this evening", "tomorrow morning", "tomorrow afternoon", "after dinner",
-    ),
-    "prog": ("now", "today", "at the moment", "this week", "this afternoon"),
-    "pastprog": (
-        "yesterday", "last night", "all day", "all morning", "in the afternoon", "at that time",
-    ),
-    "perf": ("today", "this week", "this year", "this morning", "recently", "before"),
-}
-
-# Adverbs between the auxiliary and the verb, by tense, for statements and for questions.
-PRE_ADVERBS: dict[tuple[str, bool], tuple[str, ...]] = {
-    ("pres", False): ("often", "always", "sometimes", "usually", "never"),
-    ("pres", True): ("often", "always", "usually"),
-    ("past", False): ("often", "always", "never", "suddenly", "finally"),
-    ("past", True): ("often", "always", "finally"),
-    ("fut", False): ("always", "never", "probably", "soon"),
-    ("fut", True): ("always", "soon"),
-    ("prog", False): ("still",),
-    ("prog", True): ("still",),
-    ("pastprog", False): ("still",),
-    ("pastprog", True): ("still",),
-    ("perf", False): ("already", "just", "never", "always"),
-    ("perf", True): ("ever", "already", "just"),
-}
-COPULA_ADVERBS: dict[str, tuple[str, ...]] = {
-    "pres": ("often", "always", "sometimes", "usually", "never"),
-    "past": ("often", "always", "never"),
-    "fut": ("always", "never", "probably"),
-    "perf": ("always", "never"),
-}
-
-SUBORDINATORS: tuple[tuple[str, float], ...] = (
-    ("because", 20), ("when", 20), ("although", 10), ("if", 14), ("before", 10), ("after", 12),
-    ("while", 10),
-)
-# Tenses of a subordinate clause given its subordinator and the time of the main clause;
-# missing pairs fall back to the tenses of the time itself.
-SUBORDINATE_TENSES: dict[tuple[str, str], tuple[tuple[str, float], ...]] = {
-    ("because", "future"): (("fut", 6), ("pres", 4)),
-    ("although", "future"): (("fut", 6), ("pres", 4)),
-    ("when", "past"): (("past", 8), ("pastprog", 2)),
-    ("when", "present"): (("pres", 1),),
-    ("when", "future"): (("pres", 1),),
-    ("if", "present"): (("pres", 1),),
-    ("if", "future"): (("pres", 1),),
-    ("before", "past"): (("past", 1),),
-    ("before", "present"): (("pres", 1),),
-    ("before", "future"): (("pres", 1),),
-    ("after", "past"): (("past", 1),),
-    ("after", "present"): (("pres", 1),),
-    ("after", "future"): (("pres", 7), ("perf", 3)),
-    ("while", "past"): (("pastprog", 7), ("past", 3)),
-    ("while", "present"): (("prog", 6), ("pres", 4)),
-    ("while", "future"): (("prog", 5), ("pres", 5)),
-}
-
-CLAUSE_KINDS: tuple[tuple[str, float], ...] = (
-    ("trans", 30), ("intr", 8), ("motion", 9), ("prep", 9), ("place", 4), ("ditr", 7),
-    ("copula", 11), ("there", 4), ("that", 7), ("inf", 8), ("weather", 2),
-)
-EMBEDDED_KINDS: tuple[tuple[str, float], ...] = (
-    ("trans", 30), ("intr", 10), ("motion", 9), ("prep", 9), ("place", 4), ("ditr", 5),
-    ("copula", 14), ("there", 3), ("inf", 4), ("weather", 6),
-)
-WH_WORDS: tuple[tuple[str, float], ...] = (
-    ("what", 24), ("who", 18), ("where", 18), ("when", 12), ("why", 15), ("how", 13),
-)
-
-# (marker, weight, condition): sentence-initial discourse markers and interjections, followed
-# by a comma, as in spoken English ("Well, ...", "In fact, ...").  The condition is "" (any
-# statement), "positive" or "negative" (a statement with or without "not": "Yes, I like tea.",
-# "No, I do not like tea.") or a time the statement must have ("At first, ..." narrates the
-# past).  Each marker was checked with apertium on 150 statements: eng-spa and eng-spa | es-pt
-# translate it as a unit, keep its comma, leave no unknown or generation marks and do not change
-# the translation of the rest of the sentence (but for the tagger's context effects, see
-# translate.py).  Left out for their translation: "so" (es "Tan"), "look"
-# ("Cariz"), "right" ("Derecho"), "please" ("Complacer"), "otherwise" (unknown), "after that"
-# ("Después de que aquello"), "still" ("Todavía"), "meanwhile", "instead", "by the way" (pt
-# "Enquanto", "Em mudança", "Por verdadeiro"), "okay" (pt "Vale").
-DISCOURSE_MARKERS: tuple[tuple[str, float, str], ...] = (
-    ("well", 14, ""), ("yes", 5, "positive"), ("no", 5, "negative"), ("of course", 7, ""),
-    ("however", 6, ""), ("then", 5, ""), ("also", 4, ""), ("in fact", 6, ""), ("actually", 6, ""),
-    ("now", 6, ""), ("first", 3, ""), ("finally", 4, ""), ("oh", 3, ""), ("listen", 2, ""),
-    ("luckily", 3, ""), ("fortunately", 2, ""), ("unfortunately", 4, ""), ("sadly", 2, ""),
-    ("anyway", 3, ""), ("besides", 2, ""), ("honestly", 2, ""), ("at first", 2, "past"),
-    ("in the end", 3, "past"), ("for example", 4, ""), ("next", 2, ""), ("therefore", 2, ""),
-    ("clearly", 2, ""), ("obviously", 2, ""), ("indeed", 2, ""), ("naturally", 2, ""),
-)
-# Markers that also open a question ("Well, where did you go?").  Apertium translates them as
-# in statements, though the question after them comes out a little differently (it drops the
-# "Hizo" of do-support, for one).
-QUESTION_MARKERS: tuple[tuple[str, float], ...] = (
-    ("well", 4), ("now", 2), ("then", 2), ("oh", 1), ("actually", 1),
-)
-# Forms of address, after a comma at the end of a statement or question ("..., my friend.").
-VOCATIVES: tuple[tuple[str, float], ...] = (("my friend", 3), ("my friends", 2))
-# Determiners after which a noun phrase can take a non-restrictive relative clause ("my brother,
-# who lives in the city, ..."): the phrase must pick out its referent by itself.
-DEFINITE_DETERMINERS = frozenset(
-    ("the", "this", "that", "these", "those", "my", "your", "his", "her", "our", "their")
-)
-
-# Words the rules emit directly, besides those of the tables above.
+# Words the rules emit directly, besides those of the lexicon's tables.
 FUNCTION_WORDS: tuple[str, ...] = (
     "a", "an", "the", "not", "do", "does", "did", "will", "am", "is", "are", "was", "were", "be",
     "been", "has", "have", "to", "and", "but", "that", "which", "who", "what", "where", "when",
@@ -978,43 +109,481 @@ FUNCTION_WORDS: tuple[str, ...] = (
     "they",
 )
 
+
+# --------------------------------------------------------------------------------------------
+# Reading the lexicon file.  Each table of the file has a check that validates it and converts
+# it to the tuples (or dicts of tuples) the rules use; a bad value raises ValueError naming
+# the file, the table, the entry and the field.
+# --------------------------------------------------------------------------------------------
+
+_Check = Callable[[Any, str], Any]
+
+
+class _Invalid(Exception):
+    """A bad value in the lexicon file; the message names the table, entry and field."""
+
+
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """PyYAML's safe loader, but a key given twice in one mapping is an error (not the last
+    one silently winning)."""
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, list | dict):
+            continue  # unhashable: construct_mapping reports it
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark,
+                f"found duplicate key {key!r}", key_node.start_mark,
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=True)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
+)
+
+_WORD = re.compile(r"[a-z]+|I")
+_PHRASE = re.compile(r"(?:[a-z]+|I)(?: [a-z]+)*")
+_TAG_LIST = re.compile(r"[a-z_]+(?: [a-z_]+)*")
+
+
+def _got(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"{value!r} (YAML reads yes, no, on, off as booleans: quote such words)"
+    return repr(value)
+
+
+def _text(pattern: re.Pattern[str], expected: str, *, empty: bool = False) -> _Check:
+    def check(value: Any, where: str) -> str:
+        if isinstance(value, str) and (pattern.fullmatch(value) or (empty and value == "")):
+            return value
+        raise _Invalid(f"{where}: expected {expected}, got {_got(value)}")
+
+    return check
+
+
+_word = _text(_WORD, "a lower-case word")
+_optional_word = _text(_WORD, 'a lower-case word or ""', empty=True)
+_phrase = _text(_PHRASE, "lower-case words separated by single spaces")
+_tag_list = _text(_TAG_LIST, "tags separated by single spaces")
+
+
+def _tag_set(value: Any, where: str) -> frozenset[str]:
+    return frozenset(_tag_list(value, where).split())
+
+
+def _words_of(value: Any, where: str) -> tuple[str, ...]:
+    return tuple(_phrase(value, where).split())
+
+
+def _one_of(names: Sequence[str]) -> _Check:
+    def check(value: Any, where: str) -> str:
+        if isinstance(value, str) and value in names:
+            return value
+        raise _Invalid(f"{where}: expected one of {', '.join(map(repr, names))}, got {_got(value)}")
+
+    return check
+
+
+def _integer(low: int, high: int) -> _Check:
+    def check(value: Any, where: str) -> int:
+        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+            return value
+        raise _Invalid(f"{where}: expected an integer from {low} to {high}, got {_got(value)}")
+
+    return check
+
+
+def _boolean(value: Any, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise _Invalid(f"{where}: expected true or false, got {value!r}")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _weight(value: Any, where: str) -> float:
+    if _is_number(value) and value >= 0:
+        return value
+    raise _Invalid(f"{where}: expected a weight (a number >= 0), got {_got(value)}")
+
+
+def _probability(value: Any, where: str) -> float:
+    if _is_number(value) and 0 <= value <= 1:
+        return value
+    raise _Invalid(f"{where}: expected a probability from 0 to 1, got {_got(value)}")
+
+
+def _sequence(item: _Check) -> _Check:
+    def check(value: Any, where: str) -> tuple[Any, ...]:
+        if not isinstance(value, list) or not value:
+            raise _Invalid(f"{where}: expected a non-empty list, got {_got(value)}")
+        return tuple(item(element, f"{where}[{i}]") for i, element in enumerate(value))
+
+    return check
+
+
+def _depth_probabilities(value: Any, where: str) -> tuple[float, ...]:
+    if not isinstance(value, list) or len(value) != MAX_DEPTH + 1:
+        raise _Invalid(
+            f"{where}: expected a list of {MAX_DEPTH + 1} probabilities (depth 0 to "
+            f"{MAX_DEPTH}), got {_got(value)}"
+        )
+    return _sequence(_probability)(value, where)
+
+
+def _rows(*fields: tuple[str, _Check]) -> _Check:
+    """A list of rows ``[field, ...]``, each a tuple of the checked fields."""
+    names = ", ".join(name for name, _ in fields)
+
+    def row(value: Any, where: str) -> tuple[Any, ...]:
+        if isinstance(value, list) and value and isinstance(value[0], str):
+            where = f"{where} ({value[0]})"
+        if not isinstance(value, list) or len(value) != len(fields):
+            raise _Invalid(f"{where}: expected [{names}], got {_got(value)}")
+        return tuple(
+            check(element, f"{where}: {name}")
+            for (name, check), element in zip(fields, value, strict=True)
+        )
+
+    return _sequence(row)
+
+
+def _mapping(key: _Check, value: _Check, required: Sequence[str] = ()) -> _Check:
+    """A mapping with keys checked by ``key`` (all of ``required`` among them), in file order."""
+
+    def check(data: Any, where: str) -> dict[Any, Any]:
+        if not isinstance(data, dict) or not data:
+            raise _Invalid(f"{where}: expected a non-empty mapping, got {_got(data)}")
+        missing = [name for name in required if name not in data]
+        if missing:
+            raise _Invalid(f"{where}: missing {', '.join(map(repr, missing))}")
+        return {key(k, f"{where}: key"): value(v, f"{where}: {k}") for k, v in data.items()}
+
+    return check
+
+
+def _weights(key: _Check, required: Sequence[str] = ()) -> _Check:
+    """A mapping of items to weights: a tuple of (item, weight) in file order."""
+    mapping = _mapping(key, _weight, required)
+
+    def check(data: Any, where: str) -> tuple[tuple[Any, float], ...]:
+        table = tuple(mapping(data, where).items())
+        if not sum(weight for _, weight in table) > 0:
+            raise _Invalid(f"{where}: the weights sum to 0")
+        return table
+
+    return check
+
+
+def _check_names(where: str, data: dict[Any, Any], names: Sequence[str]) -> None:
+    missing = [name for name in names if name not in data]
+    unknown = [name for name in data if name not in names]
+    if missing or unknown:
+        problems = [f"missing {name!r}" for name in missing]
+        problems += [f"unknown {name!r}" for name in unknown]
+        raise _Invalid(f"{where}: {', '.join(problems)} (expected {', '.join(names)})")
+
+
+def _record(fields: dict[str, _Check]) -> _Check:
+    """A mapping with exactly the keys of ``fields``, each value checked by its field's check."""
+    names = tuple(fields)
+
+    def check(data: Any, where: str) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise _Invalid(f"{where}: expected a mapping, got {_got(data)}")
+        _check_names(where, data, names)
+        return {name: fields[name](value, f"{where}: {name}") for name, value in data.items()}
+
+    return check
+
+
+def _pre_adverbs(data: Any, where: str) -> dict[tuple[str, bool], tuple[str, ...]]:
+    """``{tense: {statement: [...], question: [...]}}`` → ``{(tense, is_question): (...)}``."""
+    moods = _record({"statement": _sequence(_word), "question": _sequence(_word)})
+    tables = _mapping(_one_of(_TENSE_NAMES), moods, _TENSE_NAMES)(data, where)
+    return {
+        (tense, question): table[mood]
+        for tense, table in tables.items()
+        for question, mood in ((False, "statement"), (True, "question"))
+    }
+
+
+def _subordinate_tenses(
+    data: Any, where: str
+) -> dict[tuple[str, str], tuple[tuple[str, float], ...]]:
+    """``{subordinator: {time: {tense: weight}}}`` → ``{(subordinator, time): weights}``."""
+    by_time = _mapping(_one_of(_TIME_NAMES), _weights(_one_of(_TENSE_NAMES)))
+    tables = _mapping(_word, by_time)(data, where)
+    return {(word, time): table for word, times in tables.items() for time, table in times.items()}
+
+
+_PROBABILITIES = (
+    "plural", "ground_plural", "very", "subject_pronoun", "object_pronoun", "adverb", "negative",
+    "subordinate_negative", "yes_no", "wh", "subordinate", "coordination", "vp_coordination",
+    "front_time", "question_subordinate", "which", "marker", "question_marker", "vocative",
+    "fourth_item", "list_with_i", "adjective_list",
+)
+_DEPTH_PROBABILITIES = (
+    "adjective", "two_adjectives", "noun_pp", "relative", "coordinated_subject", "location",
+    "manner", "companion", "time", "list_subject", "list_object", "nonrestrictive",
+)
+
+_VERB = ("verb", _word)
+_SUBJECT = ("subject tags", _tag_list)
+# The tables of the lexicon file and their checks, in file order.
+_SCHEMA: dict[str, _Check] = {
+    "count_nouns": _rows(("singular", _word), ("plural", _optional_word), ("tags", _tag_list)),
+    "mass_nouns": _rows(("word", _word), ("tags", _tag_list)),
+    "adjectives": _rows(
+        ("word", _word), ("rank", _integer(0, 3)), ("tags", _tag_list), ("gradable", _boolean)
+    ),
+    "weather_adjectives": _sequence(_word),
+    "weather_verbs": _sequence(_word),
+    "irregular_verbs": _rows(("base", _word), ("past", _word), ("participle", _word)),
+    "doubling_verbs": _sequence(_word),
+    "stative_verbs": _sequence(_word),
+    "intransitive": _rows(_VERB, _SUBJECT),
+    "motion": _rows(_VERB, _SUBJECT),
+    "transitive": _rows(_VERB, _SUBJECT, ("object tags", _tag_list)),
+    "prepositional": _rows(
+        _VERB, ("preposition", _word), _SUBJECT, ("object tags", _tag_list)
+    ),
+    "place_verbs": _rows(_VERB, ("preposition", _word), _SUBJECT, ("place tags", _tag_list)),
+    "ditransitive": _rows(
+        _VERB, ("preposition", _word), _SUBJECT, ("recipient tags", _tag_list),
+        ("theme tags", _tag_list),
+    ),
+    "that_verbs": _rows(_VERB, _SUBJECT, ("takes a recipient", _boolean)),
+    "infinitive_verbs": _rows(_VERB, _SUBJECT),
+    "event_verbs": _sequence(_word),
+    "subject_pronouns": _rows(
+        ("word", _word), ("person", _integer(1, 3)), ("plural", _boolean), ("weight", _weight)
+    ),
+    "object_pronouns": _rows(("word", _word), ("person", _integer(1, 3)), ("plural", _boolean)),
+    "singular_determiners": _weights(_optional_word),
+    "plural_determiners": _weights(_optional_word),
+    "mass_determiners": _weights(_optional_word),
+    "indefinite_plural_determiners": _weights(_optional_word),
+    "indefinite_mass_determiners": _weights(_optional_word),
+    "ground_singular_determiners": _weights(_optional_word),
+    "ground_plural_determiners": _weights(_optional_word),
+    "ground_mass_determiners": _weights(_optional_word),
+    "definite_determiners": _sequence(_word),
+    "a_before_vowel": _sequence(_word),
+    "an_before_consonant": _sequence(_word),
+    "noun_pps": _rows(
+        ("host tags", _tag_list), ("preposition", _word), ("ground tags", _tag_list),
+        ("weight", _weight),
+    ),
+    "locations": _rows(
+        ("locatum tags", _tag_list), ("preposition", _word), ("ground tags", _tag_list),
+        ("weight", _weight),
+    ),
+    "locatum_tags": _tag_set,
+    "agent_tags": _tag_set,
+    "predicable_tags": _tag_set,
+    "transport": _sequence(_words_of),
+    "transport_verbs": _sequence(_word),
+    "into_verbs": _sequence(_word),
+    "manner_adverbs": _sequence(_word),
+    "times": _weights(_one_of(_TIME_NAMES), _TIME_NAMES),
+    "tenses": _mapping(_one_of(_TIME_NAMES), _weights(_one_of(_TENSE_NAMES)), _TIME_NAMES),
+    "time_adverbials": _mapping(_one_of(_TENSE_NAMES), _sequence(_phrase), _TENSE_NAMES),
+    "pre_adverbs": _pre_adverbs,
+    "copula_adverbs": _mapping(
+        _one_of(_TENSE_NAMES), _sequence(_word),
+        tuple(tense for tense in _TENSE_NAMES if tense not in STATIVE_TENSE),
+    ),
+    "subordinators": _weights(_word),
+    "subordinate_tenses": _subordinate_tenses,
+    "clause_kinds": _weights(_one_of(_CLAUSE_KIND_NAMES)),
+    "embedded_kinds": _weights(_one_of(_CLAUSE_KIND_NAMES)),
+    "wh_words": _weights(_one_of(_WH_NAMES)),
+    "discourse_markers": _rows(
+        ("marker", _phrase), ("weight", _weight), ("condition", _one_of(_MARKER_CONDITIONS))
+    ),
+    "question_markers": _weights(_phrase),
+    "vocatives": _weights(_phrase),
+    "probabilities": _record(
+        dict.fromkeys(_PROBABILITIES, _probability)
+        | dict.fromkeys(_DEPTH_PROBABILITIES, _depth_probabilities)
+    ),
+}
+
+# The columns of tables that name tags, each of which must be carried by some noun.
+_TAG_COLUMNS: dict[str, tuple[int, ...]] = {
+    "adjectives": (2,), "intransitive": (1,), "motion": (1,), "transitive": (1, 2),
+    "prepositional": (2, 3), "place_verbs": (2, 3), "ditransitive": (2, 3, 4),
+    "that_verbs": (1,), "infinitive_verbs": (1,), "noun_pps": (0, 2), "locations": (0, 2),
+}
+
+
+def _check_references(tables: dict[str, Any]) -> None:
+    """Cross-table checks: tags name noun tags, subordinate tenses name subordinators."""
+    noun_tags = {tag for _, _, tags in tables["count_nouns"] for tag in tags.split()}
+    noun_tags.update(tag for _, tags in tables["mass_nouns"] for tag in tags.split())
+    for name, columns in _TAG_COLUMNS.items():
+        for i, row in enumerate(tables[name]):
+            for column in columns:
+                unknown = sorted(set(row[column].split()) - noun_tags)
+                if unknown:
+                    raise _Invalid(
+                        f"{name}[{i}] ({row[0]}): tag {unknown[0]!r} is on no noun"
+                    )
+    for name in ("locatum_tags", "agent_tags", "predicable_tags"):
+        unknown = sorted(tables[name] - noun_tags)
+        if unknown:
+            raise _Invalid(f"{name}: tag {unknown[0]!r} is on no noun")
+    subordinators = {word for word, _ in tables["subordinators"]}
+    for word, _ in tables["subordinate_tenses"]:
+        if word not in subordinators:
+            raise _Invalid(f"subordinate_tenses: {word!r} is not in subordinators")
+
+
+def load_lexicon(path: str | Path) -> dict[str, Any]:
+    """The checked tables of the lexicon file at ``path``, by name (see ``_SCHEMA``).
+
+    Raises ValueError naming the file and the table, entry and field at fault.
+    """
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8") as stream:
+            data = yaml.load(stream, Loader=_UniqueKeyLoader)
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path}: not valid YAML: {error}") from None
+    try:
+        if not isinstance(data, dict):
+            raise _Invalid(f"expected a mapping of tables, got {_got(data)}")
+        _check_names("tables", data, tuple(_SCHEMA))
+        tables = {name: check(data[name], name) for name, check in _SCHEMA.items()}
+        _check_references(tables)
+    except _Invalid as error:
+        raise ValueError(f"{path}: {error}") from None
+    return tables
+
+
+# --------------------------------------------------------------------------------------------
+# The lexicon's tables, as the rules use them (see lexicon.yaml for what each one holds).
+# --------------------------------------------------------------------------------------------
+
+_LEXICON = load_lexicon(LEXICON_PATH)
+
+# Nouns: (singular, plural or "" for the regular plural, tags) and (word, tags).
+COUNT_NOUNS: tuple[tuple[str, str, str], ...] = _LEXICON["count_nouns"]
+MASS_NOUNS: tuple[tuple[str, str], ...] = _LEXICON["mass_nouns"]
+# (word, rank for ordering: quality < size < age < colour, tags it can modify, gradable)
+ADJECTIVES: tuple[tuple[str, int, str, bool], ...] = _LEXICON["adjectives"]
+WEATHER_ADJECTIVES: tuple[str, ...] = _LEXICON["weather_adjectives"]
+WEATHER_VERBS: tuple[str, ...] = _LEXICON["weather_verbs"]
+
+# Verbs: irregular (base, past, past participle) forms, spelling and aspect classes, and the
+# frames (verb, [preposition,] tags of the subject and complements).
+IRREGULAR_VERBS: tuple[tuple[str, str, str], ...] = _LEXICON["irregular_verbs"]
+DOUBLING_VERBS: tuple[str, ...] = _LEXICON["doubling_verbs"]
+STATIVE_VERBS: tuple[str, ...] = _LEXICON["stative_verbs"]
+INTRANSITIVE: tuple[tuple[str, str], ...] = _LEXICON["intransitive"]
+MOTION: tuple[tuple[str, str], ...] = _LEXICON["motion"]
+TRANSITIVE: tuple[tuple[str, str, str], ...] = _LEXICON["transitive"]
+PREPOSITIONAL: tuple[tuple[str, str, str, str], ...] = _LEXICON["prepositional"]
+PLACE_VERBS: tuple[tuple[str, str, str, str], ...] = _LEXICON["place_verbs"]
+DITRANSITIVE: tuple[tuple[str, str, str, str, str], ...] = _LEXICON["ditransitive"]
+THAT_VERBS: tuple[tuple[str, str, bool], ...] = _LEXICON["that_verbs"]
+INFINITIVE_VERBS: tuple[tuple[str, str], ...] = _LEXICON["infinitive_verbs"]
+EVENT_VERBS: tuple[str, ...] = _LEXICON["event_verbs"]
+
+# Function words and phrase tables; (item, weight) pairs are weighted choices.
+SUBJECT_PRONOUNS: tuple[tuple[str, int, bool, float], ...] = _LEXICON["subject_pronouns"]
+OBJECT_PRONOUNS: tuple[tuple[str, int, bool], ...] = _LEXICON["object_pronouns"]
+SINGULAR_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON["singular_determiners"]
+PLURAL_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON["plural_determiners"]
+MASS_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON["mass_determiners"]
+INDEFINITE_PLURAL_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON[
+    "indefinite_plural_determiners"
+]
+INDEFINITE_MASS_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON[
+    "indefinite_mass_determiners"
+]
+GROUND_SINGULAR_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON[
+    "ground_singular_determiners"
+]
+GROUND_PLURAL_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON["ground_plural_determiners"]
+GROUND_MASS_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON["ground_mass_determiners"]
+DEFINITE_DETERMINERS = frozenset(_LEXICON["definite_determiners"])
+A_BEFORE_VOWEL: tuple[str, ...] = _LEXICON["a_before_vowel"]
+AN_BEFORE_CONSONANT: tuple[str, ...] = _LEXICON["an_before_consonant"]
+NOUN_PPS: tuple[tuple[str, str, str, float], ...] = _LEXICON["noun_pps"]
+LOCATIONS: tuple[tuple[str, str, str, float], ...] = _LEXICON["locations"]
+LOCATUM_TAGS: frozenset[str] = _LEXICON["locatum_tags"]
+AGENT_TAGS: frozenset[str] = _LEXICON["agent_tags"]
+PREDICABLE_TAGS: frozenset[str] = _LEXICON["predicable_tags"]
+TRANSPORT: tuple[tuple[str, ...], ...] = _LEXICON["transport"]
+TRANSPORT_VERBS: tuple[str, ...] = _LEXICON["transport_verbs"]
+INTO_VERBS: tuple[str, ...] = _LEXICON["into_verbs"]
+MANNER_ADVERBS: tuple[str, ...] = _LEXICON["manner_adverbs"]
+
+# Times and tenses.
+TIMES: tuple[tuple[str, float], ...] = _LEXICON["times"]
+TENSES: dict[str, tuple[tuple[str, float], ...]] = _LEXICON["tenses"]
+TIME_ADVERBIALS: dict[str, tuple[str, ...]] = _LEXICON["time_adverbials"]
+PRE_ADVERBS: dict[tuple[str, bool], tuple[str, ...]] = _LEXICON["pre_adverbs"]
+COPULA_ADVERBS: dict[str, tuple[str, ...]] = _LEXICON["copula_adverbs"]
+
+# Clauses, discourse markers and forms of address.
+SUBORDINATORS: tuple[tuple[str, float], ...] = _LEXICON["subordinators"]
+SUBORDINATE_TENSES: dict[tuple[str, str], tuple[tuple[str, float], ...]] = _LEXICON[
+    "subordinate_tenses"
+]
+CLAUSE_KINDS: tuple[tuple[str, float], ...] = _LEXICON["clause_kinds"]
+EMBEDDED_KINDS: tuple[tuple[str, float], ...] = _LEXICON["embedded_kinds"]
+WH_WORDS: tuple[tuple[str, float], ...] = _LEXICON["wh_words"]
+DISCOURSE_MARKERS: tuple[tuple[str, float, str], ...] = _LEXICON["discourse_markers"]
+QUESTION_MARKERS: tuple[tuple[str, float], ...] = _LEXICON["question_markers"]
+VOCATIVES: tuple[tuple[str, float], ...] = _LEXICON["vocatives"]
+
 # Probabilities, indexed by depth (0 = main clause) where they are tuples.
-P_PLURAL = 0.3
-P_GROUND_PLURAL = 0.12
-P_ADJECTIVE = (0.45, 0.3, 0.15, 0.08)
-P_TWO_ADJECTIVES = (0.1, 0.05, 0.0, 0.0)
-P_VERY = 0.15
-P_NOUN_PP = (0.2, 0.1, 0.03, 0.0)
-P_RELATIVE = (0.18, 0.07, 0.02, 0.0)
-P_SUBJECT_PRONOUN = 0.18
-P_OBJECT_PRONOUN = 0.12
-P_COORDINATED_SUBJECT = (0.05, 0.02, 0.0, 0.0)
-P_LOCATION = (0.5, 0.3, 0.12, 0.05)
-P_MANNER = (0.15, 0.1, 0.05, 0.05)
-P_COMPANION = (0.06, 0.03, 0.0, 0.0)
-P_TIME = (0.45, 0.25, 0.1, 0.05)
-P_ADVERB = 0.1
-P_NEGATIVE = 0.2
-P_SUBORDINATE_NEGATIVE = 0.1
-P_YES_NO = 0.15
-P_WH = 0.2
-P_SUBORDINATE = 0.35
-P_COORDINATION = 0.15
-P_VP_COORDINATION = 0.06
-P_FRONT_TIME = 0.06
-P_QUESTION_SUBORDINATE = 0.3
-P_WHICH = 0.25
-# Commas inside the sentence, besides fronted clauses and adverbials and ", but".
-P_MARKER = 0.22
-P_QUESTION_MARKER = 0.06
-P_VOCATIVE = 0.03
-P_LIST_SUBJECT = (0.05, 0.02, 0.0, 0.0)
-P_LIST_OBJECT = (0.06, 0.02, 0.0, 0.0)
-P_FOURTH_ITEM = 0.2
-P_LIST_WITH_I = 0.2
-P_ADJECTIVE_LIST = 0.15
-P_NONRESTRICTIVE = (0.08, 0.04, 0.0, 0.0)
-MAX_DEPTH = 3
+_P: dict[str, Any] = _LEXICON["probabilities"]
+P_PLURAL: float = _P["plural"]
+P_GROUND_PLURAL: float = _P["ground_plural"]
+P_ADJECTIVE: tuple[float, ...] = _P["adjective"]
+P_TWO_ADJECTIVES: tuple[float, ...] = _P["two_adjectives"]
+P_VERY: float = _P["very"]
+P_NOUN_PP: tuple[float, ...] = _P["noun_pp"]
+P_RELATIVE: tuple[float, ...] = _P["relative"]
+P_SUBJECT_PRONOUN: float = _P["subject_pronoun"]
+P_OBJECT_PRONOUN: float = _P["object_pronoun"]
+P_COORDINATED_SUBJECT: tuple[float, ...] = _P["coordinated_subject"]
+P_LOCATION: tuple[float, ...] = _P["location"]
+P_MANNER: tuple[float, ...] = _P["manner"]
+P_COMPANION: tuple[float, ...] = _P["companion"]
+P_TIME: tuple[float, ...] = _P["time"]
+P_ADVERB: float = _P["adverb"]
+P_NEGATIVE: float = _P["negative"]
+P_SUBORDINATE_NEGATIVE: float = _P["subordinate_negative"]
+P_YES_NO: float = _P["yes_no"]
+P_WH: float = _P["wh"]
+P_SUBORDINATE: float = _P["subordinate"]
+P_COORDINATION: float = _P["coordination"]
+P_VP_COORDINATION: float = _P["vp_coordination"]
+P_FRONT_TIME: float = _P["front_time"]
+P_QUESTION_SUBORDINATE: float = _P["question_subordinate"]
+P_WHICH: float = _P["which"]
+P_MARKER: float = _P["marker"]
+P_QUESTION_MARKER: float = _P["question_marker"]
+P_VOCATIVE: float = _P["vocative"]
+P_LIST_SUBJECT: tuple[float, ...] = _P["list_subject"]
+P_LIST_OBJECT: tuple[float, ...] = _P["list_object"]
+P_FOURTH_ITEM: float = _P["fourth_item"]
+P_LIST_WITH_I: float = _P["list_with_i"]
+P_ADJECTIVE_LIST: float = _P["adjective_list"]
+P_NONRESTRICTIVE: tuple[float, ...] = _P["nonrestrictive"]
 
 
 # --------------------------------------------------------------------------------------------
