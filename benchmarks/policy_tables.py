@@ -56,7 +56,7 @@ def rates(models: list[str], pair: str, split: str, utterances: int) -> pd.DataF
     for name in models:
         model = zoo.load(name)
         units = sum(len(model.encode_text(s.target)) for s in segments)
-        rows.append({"what": f"target units of {name} ({model.unit})",
+        rows.append({"what": f"target units of {name} ({model.unit_type})",
                      "per_second": units / seconds})
     return pd.DataFrame(rows)
 

@@ -14,7 +14,7 @@
    single-utterance decoding uses every core (``--cost-threads``), as a live system would,
    since its latency is what the computation-aware metrics charge.
 3. That LA-2 setting with ESPnet's beam search as it is and with simul's (cached Transformer
-   scoring, exact early stop, :mod:`simul.models.fast_decoder`): wall time, CA overhead,
+   scoring, exact early stop, :mod:`simul.models.decoder_scorers`): wall time, CA overhead,
    and whether the units are identical.
 
 Ratios are measured in one run on one machine; they are printed, never asserted.
@@ -39,7 +39,7 @@ from simul.models import zoo
 from simul.models.espnet_st import resolve_model_dir
 
 N21_GRID = {"policy": "wait_k_frames", "grid": {"k": [100, 200], "s": [10, 20], "n": [1, 2, 3]},
-            "fixed": {"max_length_ratio": 1.0}}
+            "fixed": {"maxlenratio": 1.0}}
 REPRESENTATIVE = {  # a policy each model's paper runs, by model family
     "blstm": {"policy": "wait_k_frames", "settings": [{"k": 100, "s": 10, "n": 1}]},
     "conformer": {"policy": "onlinization",
@@ -154,7 +154,7 @@ def beam_search(model: str, pair: str, utterances: int, corpus: Path) -> None:
     segments = corpora.load_list(corpus, pair, "tst-COMMON", limit=utterances)
     rows = {}
     for label, fast in (("ESPnet search", False), ("simul search", True)):
-        adapter.fast_decoder = adapter.stop_early = fast
+        adapter.use_decoder_scorers = adapter.stop_early = fast
         t0 = time.perf_counter()
         recs = [simulate(adapter, policy, seg, model_name=model) for seg in segments]
         wall = time.perf_counter() - t0

@@ -2,9 +2,10 @@
 
 Each notebook ends with a table of claims (``claims.csv``/``.md`` next to its figures):
 the claim in the paper's words, whether it holds on this run, and the numbers behind it.
-The per-paper checks live in :mod:`simul.papers`; the test suite reads the saved tables
-(a quick run checks the claims that hold on a handful of utterances; the full run's
-claims are checked by ``tests/test_reproduce_full.py``, run by ``make reproduce``).
+The per-paper checks live in :mod:`simul.papers` (with ``KNOWN_GAPS``, the claims that do
+not hold on the full run and why); the test suite reads the saved tables (a quick run checks
+the claims that hold on a handful of utterances; the full run's claims are checked by
+``tests/test_reproduce_full.py``, run by ``make reproduce``).
 """
 
 from __future__ import annotations
@@ -47,13 +48,18 @@ def non_increasing(values: Sequence[float], tol: float = 0.0) -> bool:
 
 def monotone_within(rows: pd.DataFrame, *, by: str | Sequence[str], along: str,
                     metric: str = "AL", increasing: bool = True,
-                    label=lambda key: str(key)) -> tuple[list[str], int]:
+                    label=None, sort: bool = True) -> tuple[list[str], int]:
     """For each group of ``by`` with two or more values of ``along``: is ``metric``
     monotone (non-decreasing, or non-increasing) as ``along`` grows? Returns the failures
-    (``"<label(key)>: AL 1200, 1100"``) and how many groups were checked."""
+    (``"<label(key)>: AL 1200, 1100"``), groups in sorted order of their key (``sort``) or
+    in order of appearance, and how many groups were checked. The default label is the key
+    itself, or ``{column: value}`` when ``by`` is a list of columns."""
+    if label is None:
+        label = (lambda key: str(dict(zip(by, key, strict=True)))) \
+            if not isinstance(by, str) else str
     check = non_decreasing if increasing else non_increasing
     failures, seen = [], 0
-    for key, group in rows.groupby(by):
+    for key, group in rows.groupby(by, sort=sort):
         if group[along].nunique() < 2:
             continue
         seen += 1

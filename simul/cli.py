@@ -97,9 +97,14 @@ def _decode(args: argparse.Namespace) -> int:
     settings = dict(kv.split("=", 1) for kv in args.set)
     if args.policy == "offline" and "beam" not in settings:
         settings["beam"] = str(args.beam)
+    trained_on = decode.model_pair(args.model)
+    pair = args.pair or trained_on or decode.DEFAULT_PAIR
+    if args.pair and trained_on and args.pair != trained_on:
+        print(f"simul: warning: decoding {args.pair} with a model trained on {trained_on}",
+              file=sys.stderr)
     model = zoo.load(args.model)
     recs = list(decode.records(model, make(args.policy, settings), model_name=str(args.model),
-                               pair=args.pair, split=args.split, corpus_root=args.corpus,
+                               pair=pair, split=args.split, corpus_root=args.corpus,
                                max_utterances=args.max_utterances))
     records.write(recs, args.out)
     q = corpus_quality([r.prediction for r in recs], [r.reference for r in recs])
@@ -209,7 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="policy setting, e.g. --set k=200 --set n=2")
     p.add_argument("--beam", type=int, default=1)
-    p.add_argument("--pair", default="en-es")
+    p.add_argument("--pair", default=None,
+                   help="language pair of the corpus split, e.g. en-pt [the model's own "
+                        "(the 'pair' of its simul.json, which every shipped model has); "
+                        "en-es for an ESPnet model directory without simul.json]")
     p.add_argument("--split", default="tst-COMMON")
     p.add_argument("--corpus", default=str(DEFAULT_ROOT))
     p.add_argument("--max-utterances", type=int, default=None)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 from tqdm import tqdm
 
@@ -12,6 +14,29 @@ from simul.policies.base import Policy
 from simul.policies.offline import Offline
 from simul.records import Record
 from simul.simulate import simulate
+
+DEFAULT_PAIR = "en-es"
+"""The pair ``simul decode`` reads for a model that does not record its own."""
+
+
+def model_pair(model: str | Path) -> str | None:
+    """The language pair a model was trained on: the ``pair`` of its ``simul.json`` (every
+    shipped or packed model has one); None for a model directory without it."""
+    from simul.models.zoo import MODELS_DIR
+
+    directory = MODELS_DIR / str(model)
+    if not (directory / "config.yaml").is_file():
+        directory = Path(model)
+    info = directory / "simul.json"
+    if not info.is_file():
+        return None
+    try:
+        pair = json.loads(info.read_text()).get("pair")
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{info}: not JSON ({e})") from e
+    if pair is not None and not isinstance(pair, str):
+        raise ValueError(f"{info}: field 'pair': expected e.g. 'en-es', got {pair!r}")
+    return pair
 
 
 def records(model: ESPnetST, policy: Policy, *, model_name: str, pair: str, split: str,

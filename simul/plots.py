@@ -131,12 +131,12 @@ def timeline(record: Record, segment: Segment | None = None, *, ax=None, title: 
         ax.scatter(*zip(*writes, strict=True), marker="^", s=26, color="tab:orange", zorder=3,
                    label=f"WRITE ({len(writes)})")
 
-    spans = word_spans(record.units)
+    spans = word_spans(record.units, record.unit_type)
     every = max(1, math.ceil(len(spans) / max_labels))
     for i, (first, last) in enumerate(spans):
         if i % every and i != len(spans) - 1:
             continue
-        word = text(record.units[first:last + 1])
+        word = text(record.units[first:last + 1], record.unit_type)
         ax.annotate(_short(word), (unit_x[last], last + 1), textcoords="offset points",
                     xytext=(-4, 2), ha="right", va="bottom", fontsize=8, color="0.15")
 

@@ -1,18 +1,28 @@
 """Instance records: one per utterance, SimulEval's ``instances.log`` fields plus simul's own.
 
-Records are JSON lines. The SimulEval fields (``index``, ``prediction``, ``delays``,
-``elapsed``, ``prediction_length``, ``reference``, ``source_length``, ``source``) keep their
-names and units (delays and elapsed in ms of source audio, one per output word), so
-``simuleval --score-only`` can read a folder of ours.
+Records are JSON lines. The SimulEval fields (:data:`SIMULEVAL_FIELDS`: ``index``,
+``prediction``, ``delays``, ``elapsed``, ``prediction_length``, ``reference``,
+``source_length``, ``source``) keep their names and units (delays and elapsed in ms of
+source audio, one per output word), so ``simuleval --score-only`` can read a folder of ours
+(:func:`write_simuleval_dir`) and :func:`read` reads SimulEval's ``instances.log``.
+
+:func:`read` is the one reader of a record file: it checks every line (:func:`check`) and
+names the file, line and field of anything the metrics could not trust.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+SIMULEVAL_FIELDS = ("index", "prediction", "delays", "elapsed", "prediction_length",
+                    "reference", "source_length", "source")
+"""Fields of a SimulEval 1.1 ``instances.log`` line; every record has them."""
 
 
 @dataclass
@@ -25,7 +35,10 @@ class Record:
     reference: str
     source_length: float
     source: list[str]
-    units: list[str] = field(default_factory=list)
+    units: list[str] = field(default_factory=list)  # output units as text pieces
+    # how the pieces of `units` make words (simul.metrics.units: "char", "bpe", "bpe@@");
+    # "" in records written before the field existed and in SimulEval logs
+    unit_type: str = ""
     trace: list[tuple[float, int]] = field(default_factory=list)  # (ms read, units written)
     model: str = ""
     policy: str = ""
@@ -46,19 +59,80 @@ def write(records: Iterable[Record], path: str | Path) -> Path:
     return path
 
 
-def read(path: str | Path) -> Iterator[Record]:
+def _is_number(x: object) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def check(data: dict, where: str) -> None:
+    """Refuse a record (as a dict of its fields) that the metrics cannot trust.
+
+    Raises ``ValueError`` naming ``where`` (file and line, or record number) and the field.
+    """
+    for name in SIMULEVAL_FIELDS:
+        if name not in data:
+            raise ValueError(f"{where}: missing field '{name}'")
+
+    def bad(name: str, why: str) -> ValueError:
+        return ValueError(f"{where}: field '{name}': {why}")
+
+    if not isinstance(data["index"], int) or isinstance(data["index"], bool):
+        raise bad("index", f"not an integer ({data['index']!r})")
+    for name in ("prediction", "reference"):
+        if not isinstance(data[name], str):
+            raise bad(name, f"not a string ({type(data[name]).__name__})")
+    if not _is_number(data["source_length"]) or not data["source_length"] > 0:
+        raise bad("source_length", f"not a positive number of ms ({data['source_length']!r})")
+    for name in ("delays", "elapsed"):
+        values = data[name]
+        if not isinstance(values, list | tuple) or not all(map(_is_number, values)):
+            raise bad(name, "not a list of finite numbers")
+        if any(v < 0 for v in values):
+            raise bad(name, "negative value")
+        for k in range(1, len(values)):
+            if values[k] < values[k - 1]:
+                raise bad(name, f"not non-decreasing ({name}[{k}] = {values[k]} < "
+                                f"{name}[{k - 1}] = {values[k - 1]})")
+    delays, elapsed = data["delays"], data["elapsed"]
+    words = len(data["prediction"].split())
+    if len(delays) != words:
+        raise bad("delays", f"{len(delays)} delays for {words} words in the prediction")
+    length = data["prediction_length"]
+    if not isinstance(length, int) or isinstance(length, bool) or length != len(delays):
+        raise bad("prediction_length", f"{length!r}, but there are {len(delays)} delays")
+    if elapsed:
+        if len(elapsed) != len(delays):
+            raise bad("elapsed", f"{len(elapsed)} elapsed for {len(delays)} delays")
+        for k, (e, d) in enumerate(zip(elapsed, delays, strict=True)):
+            if e < d:
+                raise bad("elapsed", f"elapsed[{k}] = {e} < delays[{k}] = {d} "
+                                     "(elapsed is the delay plus compute time)")
+
+
+def read(path: str | Path) -> list[Record]:
+    """Read simul records or a SimulEval ``instances.log`` (JSON lines), checking each line.
+
+    Fields that Record does not know (e.g. SimulEval's ``prediction_spm``) are ignored;
+    simul's own fields keep their defaults when absent (a SimulEval log, or records written
+    before a field existed). Blank lines are skipped. Every line is checked (:func:`check`);
+    errors name the file, the line and the field.
+    """
+    path = Path(path)
     fields = set(Record.__dataclass_fields__)
-    with open(path) as f:
+    records = []
+    with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            where = f"{path}: line {n}"
             try:
                 data = json.loads(line)
             except json.JSONDecodeError as e:
-                raise ValueError(f"{path}: line {n}: not JSON ({e})") from e
-            yield Record(**{k: v for k, v in data.items() if k in fields})
-
-
-SIMULEVAL_FIELDS = ("index", "prediction", "delays", "elapsed", "prediction_length",
-                    "reference", "source_length", "source")
+                raise ValueError(f"{where}: not JSON ({e})") from e
+            if not isinstance(data, dict):
+                raise ValueError(f"{where}: not a JSON object")
+            check(data, where)
+            records.append(Record(**{k: v for k, v in data.items() if k in fields}))
+    return records
 
 
 def write_simuleval_dir(records: Iterable[Record], out_dir: str | Path) -> Path:

@@ -76,7 +76,7 @@ class SharedCalls:
         self.hits: Counter[str] = Counter()  # by call name
         self.misses: Counter[str] = Counter()
 
-    def __getattr__(self, name: str) -> Any:  # token_list, unit, starts_word, ...
+    def __getattr__(self, name: str) -> Any:  # token_list, unit, detokenize, ...
         return getattr(self.model, name)
 
     def costs(self) -> dict[str, dict[str, float]]:

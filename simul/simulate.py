@@ -8,7 +8,9 @@ makes, READ steps included — with a monotonic clock. A unit's delay is the sou
 far (SimulEval's computation-aware definition); with :class:`~simul.shared.SharedCalls` as
 the model, results remembered from another setting are charged what they cost when first
 computed. Word delays come from unit delays by
-:func:`simul.metrics.units.word_delays` (a word is charged when it is complete).
+:func:`simul.metrics.units.word_delays` (a word is charged when it is complete); the record
+keeps the model's unit type (``Record.unit_type``) so that readers split its units into
+words the same way.
 """
 
 from __future__ import annotations
@@ -72,13 +74,12 @@ def simulate(model: ESPnetST | SharedCalls, policy: Policy, segment: Segment, *,
         raise PolicyError(f"{policy.name}: no finished Write after {max_steps} steps")
 
     pieces = [model.token_list[u] for u in units]
-    unit_type = "char" if model.unit == "char" else "bpe"
-    words, delays = word_delays(pieces, unit_delays, unit_type, end_delay=read_ms)
-    _, elapsed = word_delays(pieces, unit_elapsed, unit_type, end_delay=read_ms + compute_ms)
+    words, delays = word_delays(pieces, unit_delays, model.unit_type, end_delay=read_ms)
+    _, elapsed = word_delays(pieces, unit_elapsed, model.unit_type, end_delay=read_ms + compute_ms)
     return Record(
         index=segment.index, prediction=" ".join(words), delays=delays, elapsed=elapsed,
         prediction_length=len(words), reference=segment.target, source_length=source_ms,
-        source=[str(segment.wav), segment.id], units=pieces, trace=trace, model=model_name,
-        policy=policy.name, settings=policy.settings(), segment_id=segment.id,
-        source_text=segment.source,
+        source=[str(segment.wav), segment.id], units=pieces, unit_type=model.unit_type,
+        trace=trace, model=model_name, policy=policy.name, settings=policy.settings(),
+        segment_id=segment.id, source_text=segment.source,
     )

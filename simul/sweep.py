@@ -12,7 +12,7 @@ A spec (YAML file or dict) names what to run::
     policies:
       - policy: wait_k_frames
         grid: {k: [100, 200], s: [10, 20], n: [1, 2, 3]}   # every combination
-        fixed: {max_length_ratio: 1.6}                     # added to each
+        fixed: {maxlenratio: 1.6}                     # added to each
       - policy: wait_k_frames
         settings: [{k: 100, s: 10, n: 2}, {k: 200, s: 20, n: 1}]   # or a list
       - policy: offline
@@ -337,7 +337,7 @@ def _model(ref: ModelRef):
 def decode_utterance(ref: ModelRef, settings: list[Setting], segment: Segment, *,
                      share: bool = True, threads: int | None = None) -> list[dict]:
     """One utterance under every setting (in order), sharing computations when ``share``;
-    the records as dicts. This is the unit of work sent to workers."""
+    the records as dicts. This is the task (:data:`Task`) sent to workers."""
     import torch
 
     from simul.shared import SharedCalls
@@ -358,6 +358,8 @@ def _init_worker(threads: int) -> None:
 
 
 Task = tuple[tuple[str, str, int], ModelRef, Segment]
+"""One utterance to decode under every setting: ((model label, split, position in the
+split), the model, the segment)."""
 
 
 def _execute(tasks: Iterator[Task], settings: list[Setting], share: bool, workers: int,
@@ -417,8 +419,9 @@ def _execute_dask(tasks: Iterator[Task], settings: list[Setting], share: bool,
 
 # --------------------------------------------------------------------------- the runner
 @dataclass
-class _Unit:
-    """One (model, split): its segments, journal and what is done."""
+class _Job:
+    """One (model, split) of the sweep: its segments, journal and what is done; each of its
+    segments is a :data:`Task`."""
 
     ref: ModelRef
     split: str
@@ -489,72 +492,72 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
     fingerprint = _fingerprint(spec, refs, corpora)
     _claim(spec.output, fingerprint, force)
 
-    units = []
+    jobs = []
     for split in spec.splits:
         segments = list(load(spec.corpus, spec.pair, split, with_audio=False,
                              limit=spec.max_utterances))
         for ref in refs:
             journal = Journal(spec.output / "journal" / ref.label / f"{split}.jsonl")
-            units.append(_Unit(ref, split, segments, journal, journal.read()))
+            jobs.append(_Job(ref, split, segments, journal, journal.read()))
     per_utt = len(spec.settings)
-    total = sum(len(u.segments) for u in units) * per_utt
-    done = sum(len(u.done) for u in units) * per_utt
-    by_key = {(u.ref.label, u.split): u for u in units}
+    total = sum(len(j.segments) for j in jobs) * per_utt
+    done = sum(len(j.done) for j in jobs) * per_utt
+    by_key = {(j.ref.label, j.split): j for j in jobs}
 
     def tasks() -> Iterator[Task]:
         for split in spec.splits:
-            todo = [u for u in units if u.split == split and len(u.done) < len(u.segments)]
+            todo = [j for j in jobs if j.split == split and len(j.done) < len(j.segments)]
             if not todo:
                 continue
             audio = enumerate(load(spec.corpus, spec.pair, split, limit=spec.max_utterances))
             while window := list(itertools.islice(audio, _WINDOW)):
                 # longest first, so that no worker is left with a long utterance at the end
                 for pos, seg in sorted(window, key=lambda ps: -ps[1].duration_ms):
-                    for u in todo:
-                        if pos not in u.done:
-                            yield (u.ref.label, split, pos), u.ref, seg
+                    for job in todo:
+                        if pos not in job.done:
+                            yield (job.ref.label, split, pos), job.ref, seg
 
     bar = tqdm(total=total, initial=done, unit="decode", disable=not progress,
                desc=f"sweep {spec.name or spec.output.name}")
     try:
         for (label, split, pos), seg_id, recs in _execute(
                 tasks(), spec.settings, spec.share, workers, scheduler):
-            unit = by_key[(label, split)]
-            unit.journal.append(pos, seg_id, recs)
-            unit.done[pos] = recs
+            job = by_key[(label, split)]
+            job.journal.append(pos, seg_id, recs)
+            job.done[pos] = recs
             bar.update(per_utt)
             if on_result is not None:
                 on_result()
     finally:
         bar.close()
-    return _summarize(spec, units, fingerprint)
+    return _summarize(spec, jobs, fingerprint)
 
 
 def records_path(output: Path, model: str, split: str, setting: Setting) -> Path:
     return Path(output) / "records" / model / split / setting.policy / f"{setting.slug}.jsonl"
 
 
-def _summarize(spec: Spec, units: list[_Unit], fingerprint: dict) -> pd.DataFrame:
+def _summarize(spec: Spec, jobs: list[_Job], fingerprint: dict) -> pd.DataFrame:
     from simul import __version__
 
     provenance = {"simul_version": __version__, "git_commit": git_commit(),
                   "machine": machine()}
     rows = []
-    for unit in units:
-        missing = [p for p in range(len(unit.segments)) if p not in unit.done]
+    for job in jobs:
+        missing = [p for p in range(len(job.segments)) if p not in job.done]
         if missing:
-            raise SweepError(f"{unit.journal.path}: utterances {missing[:10]} not decoded")
+            raise SweepError(f"{job.journal.path}: utterances {missing[:10]} not decoded")
         for j, setting in enumerate(spec.settings):
-            records = [Record(**unit.done[p][j]) for p in range(len(unit.segments))]
-            path = write_records(records, records_path(spec.output, unit.ref.label, unit.split,
+            records = [Record(**job.done[p][j]) for p in range(len(job.segments))]
+            path = write_records(records, records_path(spec.output, job.ref.label, job.split,
                                                        setting))
             rows.append({
-                "model": unit.ref.label, "split": unit.split, "policy": setting.policy,
+                "model": job.ref.label, "split": job.split, "policy": setting.policy,
                 "setting": setting.slug, **{f"param_{k}": v for k, v in setting.params},
                 **_renamed(score_records(records)),
                 "records": str(path.relative_to(spec.output)),
-                "model_checksum": unit.ref.checksum,
-                "corpus_checksum": fingerprint["corpus"][unit.split], **provenance,
+                "model_checksum": job.ref.checksum,
+                "corpus_checksum": fingerprint["corpus"][job.split], **provenance,
             })
     table = pd.DataFrame(rows)
     tmp = spec.output / ".summary.csv.tmp"

@@ -11,9 +11,6 @@ INTEGER_COLUMNS = ("k", "s", "n", "N", "beam", "utterances", "param_k", "param_s
                    "param_beam", "chunk_ms", "step_ms", "stride_ms")
 """Settings that are whole numbers even when a column holds them as floats."""
 
-LATENCY_MS = ("AL", "LAAL", "DAL", "ATD", "StartOffset", "EndOffset", "AL_N21",
-              "AL_N21_orig", "AL_M20", "AL_K22")
-"""Latency columns in milliseconds (AP and RTF are ratios)."""
 
 
 def save(table: pd.DataFrame, out_dir: str | Path, name: str, *, digits: int = 2,

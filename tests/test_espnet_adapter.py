@@ -27,7 +27,8 @@ def test_full_input_decoding_equals_speech2text(tiny_model_dir, speech, beam):
     # Speech2Text drops the blank id (0) from its output ids; so do we here
     assert [[t for t in h.tokens if t] for h in ours][: len(ref)] == [r[2] for r in ref]
     assert len(ref[0][2]) >= 3
-    assert adapter.detokenize(ours[0].tokens) == ref[0][0].strip()
+    # the same words (detokenize separates words by single spaces, as records do)
+    assert adapter.detokenize(ours[0].tokens) == " ".join(ref[0][0].split())
 
 
 def test_step_with_state_equals_step_from_scratch(tiny_model_dir, speech):

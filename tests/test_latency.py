@@ -247,7 +247,8 @@ def _simuleval_scores(log_path, names, computation_aware):
 
 @pytest.mark.filterwarnings("ignore:The 'warn' method is deprecated:DeprecationWarning")
 def test_same_as_simuleval(tmp_path):
-    from simul.metrics.score import read_any, score_records
+    from simul.metrics.score import score_records
+    from simul.records import read
 
     # the hand-worked cases, their references of R words, elapsed with some compute time,
     # and one empty prediction (both sides leave it out of the means)
@@ -263,7 +264,7 @@ def test_same_as_simuleval(tmp_path):
     log = tmp_path / "instances.log"
     log.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
-    ours = score_records(read_any(log))
+    ours = score_records(read(log))
     theirs = _simuleval_scores(log, SIMULEVAL_METRICS, computation_aware=False)
     theirs |= {f"{name}_CA": value for name, value in
                _simuleval_scores(log, SIMULEVAL_METRICS, computation_aware=True).items()}
@@ -277,3 +278,10 @@ def test_same_as_simuleval(tmp_path):
     with open(log) as f:
         instances = {k: LogInstance(line) for k, line in enumerate(f)}
     assert ours["BLEU"] == SacreBLEUScorer()(instances)
+
+
+def test_metric_lists_come_from_the_registry():
+    # SimulEval's metrics, then the papers' variants, each in the order they are registered
+    assert SIMULEVAL_METRICS == ("AL", "LAAL", "DAL", "AP", "ATD", "StartOffset", "EndOffset",
+                                 "RTF")
+    assert PAPER_METRICS == ("AL_N21", "AL_N21_orig", "AL_M20", "AL_K22")

@@ -52,7 +52,7 @@ class ScriptedGreedy:
     """A fake adapter whose greedy output continues ``target`` (a string of units), except
     that after reading a time in ``eos_at`` (ms) it predicts EOS first."""
 
-    unit = "char"
+    unit_type = "char"
     token_list = ["<blank>", "<unk>", "a", "b", "c", "d", "e", "f", "g", "<sos/eos>"]
 
     def __init__(self, target, eos_at=()):

@@ -83,7 +83,7 @@ class ScriptedBeams:
     """A fake adapter: its beam after reading d ms is ``script[d]`` (whole sequences, best
     first, as strings of units); it checks that the search continues the committed prefix."""
 
-    unit = "char"
+    unit_type = "char"
     token_list = ["<blank>", "<unk>", "a", "b", "c", "d", "e", "f", "<sos/eos>"]
 
     def __init__(self, script):

@@ -36,16 +36,12 @@ class Scripted:
         self.token_list = ["<blank>", "<unk>", *sorted({*pieces, filler}), "<sos/eos>"]
         index = {p: i for i, p in enumerate(self.token_list)}
         self.script = [index[p] for p in pieces]
-        self.filler, self.eos, self.unit = index[filler], len(self.token_list) - 1, unit
+        self.filler, self.eos, self.unit_type = index[filler], len(self.token_list) - 1, unit
         self.samples_per_word = int(ctc_word_ms * 16)
         self.prefixes: list[list[int]] = []
 
     def encode(self, audio) -> Encoded:
         return Encoded(torch.zeros(len(audio) // 640, 1), len(audio))
-
-    def starts_word(self, unit: int) -> bool:
-        piece = self.token_list[unit]
-        return piece == SPACE if self.unit == "char" else piece.startswith("\u2581")
 
     def greedy(self, enc, prefix=(), *, max_new=None, maxlenratio=0.0, avoid_eos=False,
                state=None) -> Hyp:

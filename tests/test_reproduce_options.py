@@ -1,6 +1,10 @@
-"""``simul reproduce`` options, without running a kernel: what reaches papermill."""
+"""``simul reproduce`` options, without running a kernel: what reaches papermill; each
+notebook paired with its module."""
 
 from __future__ import annotations
+
+import importlib
+import json
 
 import papermill
 import pytest
@@ -59,9 +63,34 @@ def test_quick_run_with_one_job_decodes_in_the_kernel(tmp_path, executed):
     reproduce.run(["tutorial", "ma2020"], quick=True, jobs=1, figures_dir=tmp_path / "f",
                   executed_dir=tmp_path / "e", runs_dir=tmp_path / "r", log=lambda *_: None)
     assert [(p["quick"], p["workers"]) for _, p in executed] == [(True, 1), (True, 1)]
-    assert [out.name for out, _ in executed] == ["tutorial.ipynb", "ma2020_predecision.ipynb"]
+    assert [out.name for out, _ in executed] == ["tutorial.ipynb", "ma2020.ipynb"]
 
 
 def test_cli_passes_jobs():
     args = build_parser().parse_args(["reproduce", "--quick", "--jobs", "2"])
     assert args.jobs == 2 and args.quick
+
+
+@pytest.mark.parametrize("nb", reproduce.NOTEBOOKS, ids=lambda nb: nb.name)
+def test_each_notebook_pairs_with_its_module(nb):
+    assert (reproduce.NOTEBOOKS_DIR / nb.file).is_file()
+    assert nb.file == f"{nb.name}.ipynb" and nb.module.rsplit(".", 1)[1] == nb.name
+    module = importlib.import_module(nb.module)
+    assert isinstance(module.KNOWN_GAPS, dict)
+    cells = json.loads((reproduce.NOTEBOOKS_DIR / nb.file).read_text())["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    parameters = [c for c in cells if "parameters" in c["metadata"].get("tags", [])]
+    assert len(parameters) == 1, f"{nb.file}: one papermill parameters cell"
+    assert any(f"import {nb.name}" in src for src in code), f"{nb.file} imports no {nb.module}"
+    assert any("notebook.setup(" in src for src in code), f"{nb.file}: no notebook.setup"
+    assert all(not c.get("outputs") for c in cells if c["cell_type"] == "code"), \
+        f"{nb.file} is committed with outputs"
+
+
+def test_known_gaps_gather_every_module_and_refuse_a_claim_listed_twice(monkeypatch):
+    gaps = reproduce.known_gaps()
+    assert {"N21-AL-N", "H20-regimes", "K22-chunk-AL", "M20-CA", "P22-adaptive"} <= set(gaps)
+    assert all(isinstance(reason, str) and reason for reason in gaps.values())
+    twice = reproduce.NOTEBOOKS[1], reproduce.NOTEBOOKS[1]
+    with pytest.raises(ValueError, match="listed by another"):
+        reproduce.known_gaps(twice)

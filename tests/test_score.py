@@ -1,4 +1,4 @@
-"""score_records, read_any (simul records and SimulEval instances.log) and refused records."""
+"""score_records, records.read (simul records and SimulEval instances.log) and refused records."""
 
 import json
 import math
@@ -9,7 +9,7 @@ import pytest
 import sacrebleu
 
 from simul import records
-from simul.metrics.score import main_score, read_any, score_records
+from simul.metrics.score import main_score, score_records
 from simul.records import Record
 
 NCA_KEYS = ["BLEU", "chrF", "AL", "LAAL", "DAL", "AP", "ATD", "StartOffset", "EndOffset",
@@ -75,17 +75,17 @@ def test_latency_nan_when_no_word_at_all():
     assert math.isnan(scores["AL"]) and scores["BLEU"] == 0.0 and scores["n"] == 1
 
 
-def test_read_any_simul_records(tmp_path):
+def test_read_simul_records(tmp_path):
     recs = _corpus()
     recs[0].units = ["▁das", "▁ist", "▁gut"]
     recs[0].policy = "wait_k"
     path = records.write(recs, tmp_path / "records.jsonl")
-    back = read_any(path)
+    back = records.read(path)
     assert back == recs
     assert score_records(back) == score_records(recs)
 
 
-def test_read_any_simuleval_log(tmp_path):
+def test_read_simuleval_log(tmp_path):
     # as SimulEval 1.1 writes it (extra fields such as prediction_spm are ignored)
     line = dict(index=0, prediction="das ist gut", delays=[1000.0, 2000.0, 3000.0],
                 elapsed=[1100.0, 2200.0, 3300.0], prediction_length=3,
@@ -93,11 +93,27 @@ def test_read_any_simuleval_log(tmp_path):
                 source_length=3000.0, prediction_spm=["▁das", "▁ist", "▁gut"])
     path = tmp_path / "instances.log"
     path.write_text(json.dumps(line) + "\n")
-    (rec,) = read_any(path)
+    (rec,) = records.read(path)
     assert rec.prediction == "das ist gut" and rec.delays == [1000.0, 2000.0, 3000.0]
     assert rec.elapsed == [1100.0, 2200.0, 3300.0] and rec.source_length == 3000.0
-    assert rec.units == [] and rec.policy == ""
+    assert rec.units == [] and rec.unit_type == "" and rec.policy == ""
     assert score_records([rec])["AL"] == 1000  # lags 1000, 1000, 1000
+
+
+def test_read_records_written_before_unit_type(tmp_path):
+    # a record line as simul wrote it before Record.unit_type existed: no "unit_type" field
+    line = dict(GOOD, units=["\u2581a", "\u2581b"], trace=[[1000, 2]], policy="offline")
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(line) + "\n\n")  # a blank last line is skipped
+    (rec,) = records.read(path)
+    assert rec.unit_type == "" and rec.units == ["\u2581a", "\u2581b"]
+
+
+def test_main_score_refuses_an_empty_file(tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_text("")
+    with pytest.raises(ValueError, match="empty.jsonl: no records"):
+        main_score(path, as_json=True)
 
 
 GOOD = dict(index=0, prediction="a b", delays=[100, 200], elapsed=[150, 260],
@@ -105,12 +121,12 @@ GOOD = dict(index=0, prediction="a b", delays=[100, 200], elapsed=[150, 260],
 
 
 def _refused(tmp_path, bad: dict, drop: str | None = None):
-    """Write a good line, then the bad one (line 2); return read_any's error message."""
+    """Write a good line, then the bad one (line 2); return records.read's error message."""
     second = {k: v for k, v in (GOOD | bad).items() if k != drop}
     path = tmp_path / "instances.log"
     path.write_text(json.dumps(GOOD) + "\n" + json.dumps(second) + "\n")
     with pytest.raises(ValueError) as e:
-        read_any(path)
+        records.read(path)
     message = str(e.value)
     assert str(path) in message and "line 2" in message
     return message
@@ -153,7 +169,7 @@ def test_refuses_non_json(tmp_path):
     path = tmp_path / "instances.log"
     path.write_text(json.dumps(GOOD) + "\n{not json\n")
     with pytest.raises(ValueError, match="line 2: not JSON"):
-        read_any(path)
+        records.read(path)
 
 
 def test_score_records_refuses_bad_record():

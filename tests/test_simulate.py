@@ -29,19 +29,20 @@ def test_offline_policy_equals_offline_greedy(model, speech):
     expected = model.greedy(model.encode(speech)).tokens
     assert rec.units == [model.token_list[t] for t in expected]
     assert rec.delays == [rec.source_length] * rec.prediction_length
+    assert rec.unit_type == model.unit_type == "char"  # the tiny model writes characters
 
 
 @pytest.mark.parametrize("reuse_state", [True, False])
 def test_wait_k_reading_everything_first_equals_offline(model, speech, reuse_state):
     offline = simulate(model, Offline(), segment(speech))
-    policy = WaitKFrames(k=10_000, s=10, n=2, max_length_ratio=0.0, reuse_state=reuse_state)
+    policy = WaitKFrames(k=10_000, s=10, n=2, maxlenratio=0.0, reuse_state=reuse_state)
     rec = simulate(model, policy, segment(speech))
     assert rec.units == offline.units
 
 
 @pytest.mark.parametrize(("k", "s", "n"), [(20, 10, 1), (40, 20, 3), (5, 5, 2)])
 def test_wait_k_properties(model, speech, k, s, n):
-    rec = simulate(model, WaitKFrames(k=k, s=s, n=n, max_length_ratio=1.0), segment(speech))
+    rec = simulate(model, WaitKFrames(k=k, s=s, n=n, maxlenratio=1.0), segment(speech))
     reads = [ms for ms, _ in rec.trace]
     assert reads == sorted(reads) and reads[0] == min(k * 10, rec.source_length)
     assert all(b - a <= s * 10 + 1e-9 for a, b in zip(reads, reads[1:], strict=False))

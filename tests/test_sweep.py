@@ -24,7 +24,7 @@ from tests.test_mustc import PAIR, SPLIT, make_corpus
 # other policy family (beam search, CTC, attention, pre-decision, catch-up).
 GRID = [
     {"policy": "wait_k_frames", "grid": {"k": [20, 40], "s": [10, 20], "n": [1, 2]},
-     "fixed": {"max_length_ratio": 1.0}},
+     "fixed": {"maxlenratio": 1.0}},
     {"policy": "offline"},
     {"policy": "onlinization", "settings": [{"chunk_ms": 250, "rule": "la", "n": 2, "beam": 2}]},
     {"policy": "wait_k_words", "settings": [{"k": 1, "detection": "adaptive", "chunk_ms": 200},
@@ -179,8 +179,8 @@ def test_run_writes_records_summary_and_provenance(tiny_model_dir, corpus, segme
     out = tmp_path / "out"
     table = sweep.run(spec(tiny_model_dir, corpus, out), workers=1, progress=False)
     assert len(table) == len(settings())
-    assert list(table.setting[:2]) == ["max_length_ratio=1.0_k=20_s=10_n=1",
-                                       "max_length_ratio=1.0_k=20_s=10_n=2"]
+    assert list(table.setting[:2]) == ["maxlenratio=1.0_k=20_s=10_n=1",
+                                       "maxlenratio=1.0_k=20_s=10_n=2"]
     for col in ["BLEU", "LAAL", "LAAL_CA", "AL_N21", "BLEU_signature", "model_checksum",
                 "corpus_checksum", "git_commit", "machine", "simul_version", "param_k"]:
         assert col in table, col
@@ -243,7 +243,7 @@ sweep.run(sys.argv[1], workers=1, progress=False, on_result=maybe_die)
 @pytest.mark.slow
 def test_sweep_killed_and_restarted_equals_uninterrupted(tiny_model_dir, corpus, tmp_path):
     grid = [{"policy": "wait_k_frames", "grid": {"k": [20, 40]},
-             "fixed": {"s": 10, "n": 1, "max_length_ratio": 1.0}}, GRID[2]]
+             "fixed": {"s": 10, "n": 1, "maxlenratio": 1.0}}, GRID[2]]
     whole = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "whole", grid), workers=1,
                       progress=False)
     spec_file = tmp_path / "spec.yaml"

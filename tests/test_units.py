@@ -1,7 +1,9 @@
-"""Word delays from characters, SentencePiece and @@ BPE units, worked by hand."""
+"""Words from characters, SentencePiece and @@ BPE units, worked by hand: their delays,
+text and spans, and the word boundaries policies see while units are written."""
 
 import pytest
 
+from simul.metrics import units as unit_words
 from simul.metrics.units import word_delays
 
 S = "<space>"
@@ -68,3 +70,73 @@ def test_words_are_the_detokenized_output(units, unit_type, text):
 def test_refused(units, unit_delays, unit_type, end_delay, message):
     with pytest.raises(ValueError, match=message):
         word_delays(units, unit_delays, unit_type, end_delay)
+
+
+# (id, units, unit type, expected words, expected (first, last) unit of each word)
+SPANS = [
+    ("char", ["h", "o", "l", "a", S, "m", "u", "n", "d", "o"], "char", ["hola", "mundo"],
+     [(0, 3), (5, 9)]),
+    # a leading space and a double space make no empty word
+    ("char_extra_spaces", [S, "a", S, S, "b"], "char", ["a", "b"], [(1, 1), (4, 4)]),
+    ("spm", ["\u2581ho", "la", "\u2581mun", "do"], "bpe", ["hola", "mundo"], [(0, 1), (2, 3)]),
+    # a lone "▁" only separates: it belongs to neither word
+    ("spm_lone_space", ["\u2581", "El", "\u2581gato"], "bpe", ["El", "gato"],
+     [(1, 1), (2, 2)]),
+    ("bpe@@", ["Hal@@", "lo", "Welt"], "bpe@@", ["Hallo", "Welt"], [(0, 1), (2, 2)]),
+    ("empty", [], "bpe", [], []),
+]
+
+
+@pytest.mark.parametrize("units, unit_type, words, spans", [c[1:] for c in SPANS],
+                         ids=[c[0] for c in SPANS])
+def test_words_text_and_spans(units, unit_type, words, spans):
+    assert unit_words.words(units, unit_type) == words
+    assert unit_words.text(units, unit_type) == " ".join(words)
+    assert unit_words.word_spans(units, unit_type) == spans
+
+
+def test_records_without_a_unit_type_are_guessed_from_the_pieces():
+    # "▁" anywhere: SentencePiece; otherwise characters ("<space>" separates)
+    assert unit_words.guess_unit_type(["\u2581ho", "la"]) == "bpe"
+    assert unit_words.guess_unit_type(["h", S, "a"]) == "char"
+    assert unit_words.text(["\u2581ho", "la", "\u2581x"]) == "hola x"
+    assert unit_words.text(["h", S, "a"], "") == "h a"
+    assert unit_words.word_spans(["h", S, "a"]) == [(0, 0), (2, 2)]
+
+
+def test_espnet_token_types():
+    assert unit_words.espnet_unit_type("char") == "char"
+    assert unit_words.espnet_unit_type("bpe") == "bpe"
+
+
+# (id, units, unit type, which units begin a word, words begun)
+BEGINS = [
+    ("spm", ["\u2581a", "b", "\u2581c", "\u2581d", "e"], "bpe",
+     [True, False, True, True, False], 3),
+    # the first unit begins a word even without "▁"; a lone "▁" begins one too (the word
+    # it opens has its text in the next units)
+    ("spm_first_without_space", ["b", "\u2581", ","], "bpe", [True, True, False], 2),
+    # a separator begins nothing; the unit after it begins a word
+    ("char", ["a", "b", S, "c", S, S, "d"], "char",
+     [True, False, False, True, False, False, True], 3),
+    ("char_leading_space", [S, "a"], "char", [False, True], 1),
+    # the unit after one without "@@" begins a word
+    ("bpe@@", ["Hal@@", "lo", "Welt"], "bpe@@", [True, False, True], 2),
+    ("empty", [], "char", [], 0),
+]
+
+
+@pytest.mark.parametrize("units, unit_type, begins, count", [c[1:] for c in BEGINS],
+                         ids=[c[0] for c in BEGINS])
+def test_begins_word_while_writing(units, unit_type, begins, count):
+    assert [unit_words.begins_word(units[:i], u, unit_type)
+            for i, u in enumerate(units)] == begins
+    assert unit_words.count_words(units, unit_type) == count
+
+
+def test_separators():
+    assert unit_words.is_separator(S, "char")
+    assert not unit_words.is_separator("a", "char")
+    assert not unit_words.is_separator("\u2581", "bpe")  # "▁" also begins a word
+    with pytest.raises(ValueError, match="unit_type"):
+        unit_words.begins_word([], "a", "phones")

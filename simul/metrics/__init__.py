@@ -1,1 +1,2 @@
-"""Metrics: quality (sacrebleu) and latency (SimulEval semantics)."""
+"""Metrics: quality (sacrebleu), latency (SimulEval semantics), and the words that output
+units make (:mod:`simul.metrics.units`)."""

@@ -16,7 +16,10 @@ computation-aware (CA) form (Ma et al. 2020) is the same function applied to ``e
 
 The papers' own definitions are separate names (:data:`PAPER_METRICS`): ``AL_N21``,
 ``AL_N21_orig`` (Nguyen et al. 2021, eq. 6), ``AL_M20`` (Ma et al. 2020, eq. 1) and
-``AL_K22`` (Polák et al. 2022, eq. 4 with eq. 6).
+``AL_K22`` (Polák et al. 2022, eq. 4 with eq. 6, which is LAAL). Every AL variant (AL, LAAL
+and the papers') is one computation, :func:`_average_lagging`, with its own ideal rate γ,
+lagging times and weights. Both lists, and each metric's CA form and unit, come from the
+registry (:func:`register`).
 
 A corpus score is the mean of the sentence scores (:func:`corpus_latency`). Like SimulEval,
 an utterance without any output word has no latency and is left out of that mean.
@@ -39,22 +42,35 @@ COMPUTATION_AWARE: dict[str, str] = {}
 instead of ``delays``) or ``"delays+elapsed"`` (the metric takes ``elapsed=`` besides
 ``delays``). Metrics without a CA form are absent."""
 
-SIMULEVAL_METRICS = ("AL", "LAAL", "DAL", "AP", "ATD", "StartOffset", "EndOffset", "RTF")
-PAPER_METRICS = ("AL_N21", "AL_N21_orig", "AL_M20", "AL_K22")
+DEFINED_BY: dict[str, str] = {}
+"""Whose definition each metric follows: ``"simuleval"`` (SimulEval 1.1's scorer) or
+``"paper"`` (a paper's own variant). :data:`SIMULEVAL_METRICS` and :data:`PAPER_METRICS`,
+at the end of this module, list them in registration order."""
+
+MEASURED_IN: dict[str, str] = {}
+"""Each metric's unit: ``"ms"``, or ``"ratio"`` (unitless: AP, RTF)."""
 
 ATD_SOURCE_TOKEN_MS = 300.0
 """ATD cuts speech into pseudo source tokens of 300 ms ("300ms per word" in SimulEval)."""
 
 
-def register(name: str, *, computation_aware: str | None = "elapsed"):
+def register(name: str, *, computation_aware: str | None = "elapsed",
+             defined_by: str = "simuleval", measured_in: str = "ms"):
     """Register a sentence-level latency metric under ``name`` (once)."""
     if computation_aware not in ("elapsed", "delays+elapsed", None):
         raise ValueError(f"{name}: unknown computation_aware mode {computation_aware!r}")
+    if defined_by not in ("simuleval", "paper"):
+        raise ValueError(f"{name}: defined_by must be 'simuleval' or 'paper', not "
+                         f"{defined_by!r}")
+    if measured_in not in ("ms", "ratio"):
+        raise ValueError(f"{name}: measured_in must be 'ms' or 'ratio', not {measured_in!r}")
 
     def decorate(fn: Callable[..., float]) -> Callable[..., float]:
         if name in LATENCY:
             raise ValueError(f"latency metric {name!r} is registered twice")
         LATENCY[name] = fn
+        DEFINED_BY[name] = defined_by
+        MEASURED_IN[name] = measured_in
         if computation_aware is not None:
             COMPUTATION_AWARE[name] = computation_aware
         return fn
@@ -63,19 +79,35 @@ def register(name: str, *, computation_aware: str | None = "elapsed"):
 
 
 # ---------------------------------------------------------------------------------------
-# SimulEval 1.1 metrics
+# The AL core
 
 
-def _lagging(delays: Sequence[float], source_length: float, words_per_ms: float) -> float:
-    """Mean of d_i − (i−1)/γ over i = 1..τ, τ = first i with d_i ≥ |X| (else |Y|)."""
+def _average_lagging(delays: Sequence[float], source_length: float, words_per_ms: float, *,
+                     times: Sequence[float] | None = None,
+                     weights: Sequence[int] | None = None) -> float:
+    """Every AL variant: 1/τ · Σ_{i=1..τ} w_i · [t_i − (i−1)/γ], ms.
+
+    ``delays`` d_i give the cut-off τ = min{i : d_i ≥ |X|} (all of them if none reaches
+    |X|); ``times`` t_i (default: the delays) are what lags behind the ideal (i−1)/γ,
+    γ = ``words_per_ms``; ``weights`` w_i (default 1) weight each term, but τ still counts
+    terms, not weights. The variants differ only in γ, times and weights: AL (γ = |Y*|/|X|),
+    LAAL (γ = max(|Y|, |Y*|)/|X|), AL_M20 CA (times = elapsed, τ from the delays), AL_N21
+    (terms are decoding steps, weighted by the words each wrote).
+    """
     total = 0.0
     tau = 0
     for i_minus_1, d in enumerate(delays):
-        total += d - i_minus_1 / words_per_ms
+        t = d if times is None else times[i_minus_1]
+        w = 1 if weights is None else weights[i_minus_1]
+        total += (t - i_minus_1 / words_per_ms) * w
         tau = i_minus_1 + 1
         if d >= source_length:
             break
     return total / tau
+
+
+# ---------------------------------------------------------------------------------------
+# SimulEval 1.1 metrics
 
 
 @register("AL")
@@ -90,7 +122,7 @@ def average_lagging(delays: Sequence[float], source_length: float,
     the first ideal delay is 0). With a hypothesis much longer than the reference the
     ideal delays (i−1)/γ outrun d_i and AL goes negative (Polák et al. 2022, §5.4).
     """
-    return _lagging(delays, source_length, reference_length / source_length)
+    return _average_lagging(delays, source_length, reference_length / source_length)
 
 
 @register("LAAL")
@@ -105,7 +137,7 @@ def length_adaptive_average_lagging(delays: Sequence[float], source_length: floa
     ahead of the ideal pace (e.g. every word before reading anything).
     """
     longest = max(len(delays), reference_length)
-    return _lagging(delays, source_length, longest / source_length)
+    return _average_lagging(delays, source_length, longest / source_length)
 
 
 @register("DAL")
@@ -128,7 +160,7 @@ def differentiable_average_lagging(delays: Sequence[float], source_length: float
     return total / len(delays)
 
 
-@register("AP")
+@register("AP", measured_in="ratio")
 def average_proportion(delays: Sequence[float], source_length: float,
                        reference_length: int) -> float:
     """Average Proportion, unitless (Cho and Esipova 2016, as SimulEval 1.1 computes it).
@@ -214,7 +246,7 @@ def end_offset(delays: Sequence[float], source_length: float,
     return delays[-1] - source_length
 
 
-@register("RTF")
+@register("RTF", measured_in="ratio")
 def real_time_factor(delays: Sequence[float], source_length: float,
                      reference_length: int) -> float:
     """Real-time factor, unitless, as SimulEval 1.1 defines it for text output: d_|Y| / |X|.
@@ -263,18 +295,11 @@ def al_n21_steps(step_reads: Sequence[float], step_words: Sequence[int],
     """
     if len(step_reads) != len(step_words):
         raise ValueError(f"AL_N21: {len(step_reads)} steps read, {len(step_words)} write")
-    words_per_ms = target_length / source_length
-    total = 0.0
-    tau = 0
-    for t_minus_1, (g, w) in enumerate(zip(step_reads, step_words, strict=True)):
-        total += (g - t_minus_1 / words_per_ms) * w
-        tau = t_minus_1 + 1
-        if g >= source_length:
-            break
-    return total / tau
+    return _average_lagging(step_reads, source_length, target_length / source_length,
+                            weights=step_words)
 
 
-@register("AL_N21", computation_aware=None)
+@register("AL_N21", computation_aware=None, defined_by="paper")
 def al_nguyen2021(delays: Sequence[float], source_length: float,
                   reference_length: int) -> float:
     """AL of Nguyen et al. 2021 eq. (6), adaptive γ = |Y*|/|X| (reference words), ms.
@@ -288,7 +313,7 @@ def al_nguyen2021(delays: Sequence[float], source_length: float,
     return al_n21_steps(reads, words, source_length, reference_length)
 
 
-@register("AL_N21_orig", computation_aware=None)
+@register("AL_N21_orig", computation_aware=None, defined_by="paper")
 def al_nguyen2021_original(delays: Sequence[float], source_length: float,
                            reference_length: int) -> float:
     """AL of Nguyen et al. 2021 eq. (6) with the original γ = |Y|/|X| (hypothesis words),
@@ -297,7 +322,7 @@ def al_nguyen2021_original(delays: Sequence[float], source_length: float,
     return al_n21_steps(reads, words, source_length, len(delays))
 
 
-@register("AL_M20", computation_aware="delays+elapsed")
+@register("AL_M20", computation_aware="delays+elapsed", defined_by="paper")
 def al_ma2020(delays: Sequence[float], source_length: float, reference_length: int, *,
               elapsed: Sequence[float] | None = None) -> float:
     """Time-based AL of Ma et al. 2020 (SimulMT to SimulST), eq. (1), ms.
@@ -312,27 +337,26 @@ def al_ma2020(delays: Sequence[float], source_length: float, reference_length: i
     comes from what had been *read* (``delays``), whereas SimulEval's AL_CA cuts at the
     first *elapsed* time ≥ |X|, which can be earlier.
     """
-    times = delays if elapsed is None else elapsed
-    if len(times) != len(delays):
-        raise ValueError(f"AL_M20: {len(times)} elapsed for {len(delays)} delays")
-    ideal_step_ms = source_length / reference_length
-    tau = next((i + 1 for i, d in enumerate(delays) if d >= source_length), len(delays))
-    return sum(times[i] - ideal_step_ms * i for i in range(tau)) / tau
+    if elapsed is not None and len(elapsed) != len(delays):
+        raise ValueError(f"AL_M20: {len(elapsed)} elapsed for {len(delays)} delays")
+    return _average_lagging(delays, source_length, reference_length / source_length,
+                            times=elapsed)
 
 
-@register("AL_K22", computation_aware=None)
+@register("AL_K22", computation_aware=None, defined_by="paper")
 def al_polak2022(delays: Sequence[float], source_length: float,
                  reference_length: int) -> float:
     """Max-length AL of Polák et al. 2022 (CUNI-KIT, IWSLT), eq. (4) with eq. (6), ms.
 
     AL = 1/τ' · Σ_{i=1..τ'} [d_i − d*_i],  d*_i = (i−1) · Σ_j T_j / max(|Y|, |Y*|),
     τ' = min{i : d_i = Σ_j T_j} (≥ here; all words if none), Σ_j T_j = |X| in ms.
-    The time-based form of ``LAAL``; it gives the same values.
+
+    d*_i is LAAL's ideal delay (i−1)/γ with γ = max(|Y|, |Y*|)/|X|, and the cut-off is the
+    same: eq. (6) written in time *is* LAAL (:func:`length_adaptive_average_lagging`), which
+    computes it. It keeps the paper's name for the paper's tables, without a CA form (the
+    paper defines none; ``LAAL_CA`` is SimulEval's).
     """
-    longest = max(len(delays), reference_length)
-    ideal = [i * source_length / longest for i in range(len(delays))]
-    tau = next((i + 1 for i, d in enumerate(delays) if d >= source_length), len(delays))
-    return sum(d - d_star for d, d_star in zip(delays[:tau], ideal[:tau], strict=True)) / tau
+    return length_adaptive_average_lagging(delays, source_length, reference_length)
 
 
 # ---------------------------------------------------------------------------------------
@@ -392,3 +416,10 @@ def corpus_latency(name: str, delays: Sequence[Sequence[float]],
         log.warning("%s: %d of %d utterances have no output word and are left out: %s",
                     name, len(skipped), n, skipped[:10])
     return float(statistics.mean(scores)) if scores else math.nan
+
+
+SIMULEVAL_METRICS = tuple(n for n, by in DEFINED_BY.items() if by == "simuleval")
+"""SimulEval 1.1's metrics, in registration order: AL, LAAL, DAL, AP, ATD, StartOffset,
+EndOffset, RTF."""
+PAPER_METRICS = tuple(n for n, by in DEFINED_BY.items() if by == "paper")
+"""The papers' own variants, in registration order: AL_N21, AL_N21_orig, AL_M20, AL_K22."""

@@ -1,7 +1,7 @@
 """Score a set of instance records: quality (sacrebleu) and every latency metric.
 
-``read_any`` reads simul's records or a SimulEval ``instances.log`` (both JSON lines with
-SimulEval's fields) and refuses malformed ones; ``score_records`` computes the metrics;
+``score_records`` computes the metrics of records (read and checked by
+:func:`simul.records.read`: simul's records or a SimulEval ``instances.log``);
 ``main_score`` prints them (``simul score RECORDS [--json]``).
 """
 
@@ -10,21 +10,22 @@ from __future__ import annotations
 import json
 import logging
 import math
-import numbers
 from collections.abc import Sequence
 from pathlib import Path
 
-from simul.metrics.latency import LATENCY, PAPER_METRICS, SIMULEVAL_METRICS, corpus_latency
+from simul.metrics.latency import (
+    COMPUTATION_AWARE,
+    MEASURED_IN,
+    PAPER_METRICS,
+    SIMULEVAL_METRICS,
+    corpus_latency,
+)
 from simul.metrics.quality import corpus_quality
-from simul.records import Record
+from simul.records import Record, check, read
 
 log = logging.getLogger(__name__)
 
-SIMULEVAL_FIELDS = ("index", "prediction", "delays", "elapsed", "prediction_length",
-                    "reference", "source_length", "source")
-"""Fields of a SimulEval 1.1 ``instances.log`` line; every record must have them."""
-
-CA_PAPER_METRICS = ("AL_M20",)
+CA_PAPER_METRICS = tuple(name for name in PAPER_METRICS if name in COMPUTATION_AWARE)
 """Papers' variants that have a computation-aware form (Ma et al. 2020 defines AL_CA)."""
 
 
@@ -36,82 +37,6 @@ def reference_length(reference: str) -> int:
 def has_elapsed(record: Record) -> bool:
     """Whether the record carries one elapsed time per output word."""
     return len(record.elapsed) == len(record.delays)
-
-
-def _is_number(x: object) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def check(data: dict, where: str) -> None:
-    """Refuse a record (as a dict of its fields) that the metrics cannot trust.
-
-    Raises ``ValueError`` naming ``where`` (file and line, or record number) and the field.
-    """
-    for name in SIMULEVAL_FIELDS:
-        if name not in data:
-            raise ValueError(f"{where}: missing field '{name}'")
-
-    def bad(name: str, why: str) -> ValueError:
-        return ValueError(f"{where}: field '{name}': {why}")
-
-    if not isinstance(data["index"], int) or isinstance(data["index"], bool):
-        raise bad("index", f"not an integer ({data['index']!r})")
-    for name in ("prediction", "reference"):
-        if not isinstance(data[name], str):
-            raise bad(name, f"not a string ({type(data[name]).__name__})")
-    if not _is_number(data["source_length"]) or not data["source_length"] > 0:
-        raise bad("source_length", f"not a positive number of ms ({data['source_length']!r})")
-    for name in ("delays", "elapsed"):
-        values = data[name]
-        if not isinstance(values, list | tuple) or not all(map(_is_number, values)):
-            raise bad(name, "not a list of finite numbers")
-        if any(v < 0 for v in values):
-            raise bad(name, "negative value")
-        for k in range(1, len(values)):
-            if values[k] < values[k - 1]:
-                raise bad(name, f"not non-decreasing ({name}[{k}] = {values[k]} < "
-                                f"{name}[{k - 1}] = {values[k - 1]})")
-    delays, elapsed = data["delays"], data["elapsed"]
-    words = len(data["prediction"].split())
-    if len(delays) != words:
-        raise bad("delays", f"{len(delays)} delays for {words} words in the prediction")
-    length = data["prediction_length"]
-    if not isinstance(length, int) or isinstance(length, bool) or length != len(delays):
-        raise bad("prediction_length", f"{length!r}, but there are {len(delays)} delays")
-    if elapsed:
-        if len(elapsed) != len(delays):
-            raise bad("elapsed", f"{len(elapsed)} elapsed for {len(delays)} delays")
-        for k, (e, d) in enumerate(zip(elapsed, delays, strict=True)):
-            if e < d:
-                raise bad("elapsed", f"elapsed[{k}] = {e} < delays[{k}] = {d} "
-                                     "(elapsed is the delay plus compute time)")
-
-
-def read_any(path: str | Path) -> list[Record]:
-    """Read simul records or a SimulEval ``instances.log`` (JSON lines) into Records.
-
-    Fields that Record does not know (e.g. SimulEval's ``prediction_spm``) are ignored;
-    simul's own fields keep their defaults when absent. Every line is checked (:func:`check`).
-    """
-    path = Path(path)
-    fields = set(Record.__dataclass_fields__)
-    records = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}: line {n}"
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{where}: not JSON ({e})") from e
-            if not isinstance(data, dict):
-                raise ValueError(f"{where}: not a JSON object")
-            check(data, where)
-            records.append(Record(**{k: v for k, v in data.items() if k in fields}))
-    if not records:
-        raise ValueError(f"{path}: no records")
-    return records
 
 
 def score_records(records: Sequence[Record]) -> dict[str, float | str]:
@@ -164,7 +89,10 @@ def score_records(records: Sequence[Record]) -> dict[str, float | str]:
 
 def main_score(path: str | Path, as_json: bool) -> int:
     """Print every metric of the records at ``path``: a table, or one JSON object."""
-    scores = score_records(read_any(path))
+    recs = read(path)
+    if not recs:
+        raise ValueError(f"{path}: no records")
+    scores = score_records(recs)
     if as_json:
         print(json.dumps({k: None if isinstance(v, float) and math.isnan(v) else v
                           for k, v in scores.items()}, ensure_ascii=False))
@@ -181,12 +109,8 @@ def main_score(path: str | Path, as_json: bool) -> int:
 
 def _unit(name: str) -> str:
     base = name.removesuffix("_CA")
-    if base in ("BLEU", "chrF"):
-        return ""
-    if base in ("AP", "RTF"):
-        return "(ratio)"
     if base == "length_diff":
         return "words"
-    if base in LATENCY:
-        return "ms"
-    return ""
+    if base in MEASURED_IN:
+        return "(ratio)" if MEASURED_IN[base] == "ratio" else MEASURED_IN[base]
+    return ""  # BLEU, chrF, signatures

@@ -1,22 +1,24 @@
-"""Importing ESPnet without side effects.
+"""Importing ESPnet without side effects: :func:`import_espnet`.
 
-ESPnet's tokenizer module imports ``g2p_en``, which calls ``nltk.download`` at import time
-when its data is missing; with no network that prints errors (or waits on the network).
-simul never uses g2p, so the download is refused while ESPnet is imported. Other noise is
-silenced for good (in every process that imports ESPnet through here, sweep workers too):
-the "Failed to import Flash Attention" line its attention module prints on import (CPU
-builds have none), the ``torch.cuda.amp.autocast`` FutureWarning its ST model raises on
-every forward, the beam search's "max output length" warnings (simul caps output
-lengths on purpose), and the "make_pad_mask with a list of lengths is not tracable" warning
-the RNN decoder's attention logs for every new encoder output (simul traces nothing; a BLSTM
-policy met it once per read).
+What is refused or silenced, and why:
 
-ESPnet decorates hundreds of functions with typeguard's ``@typechecked``, which re-parses
-and re-compiles each one when its module is imported (≈ 11 s of a 17 s import of
-``espnet2.tasks.st`` on the 2-core reference machine, paid again by every sweep worker,
-notebook kernel and training process) and checks argument types on every call. Those
-checks are a debugging aid (typeguard skips them under ``python -O``); simul imports ESPnet
-with the decorator as a no-op. ``SIMUL_ESPNET_TYPECHECK=1`` keeps ESPnet's checks on.
+- ``nltk.download``, while ESPnet is imported: ESPnet's tokenizer module imports ``g2p_en``,
+  which downloads its data at import time when it is missing; with no network that prints
+  errors or waits. simul never uses g2p.
+- stdout while ESPnet is imported: its attention module prints "Failed to import Flash
+  Attention" on CPU builds, which have none.
+- for good, in every process that imports ESPnet through here (sweep workers too): the
+  ``torch.cuda.amp.autocast`` FutureWarning its ST model raises on every forward; the beam
+  search's "max output length" warnings (simul caps output lengths on purpose); and the
+  "make_pad_mask with a list of lengths is not tracable" warning the RNN decoder's
+  attention logs for every new encoder output, i.e. once per read of a BLSTM policy
+  (simul traces nothing).
+- typeguard's ``@typechecked``, made a no-op: ESPnet decorates hundreds of functions with
+  it, and it re-parses and re-compiles each one when its module is imported — most of the
+  import time of ``espnet2.tasks.st`` (≈ 11 s of 17 s on a 2-core machine), paid by every
+  sweep worker, notebook kernel and training process — then checks argument types on
+  every call. Those checks are a debugging aid (typeguard skips them under ``python -O``).
+  ``SIMUL_ESPNET_TYPECHECK=1`` keeps them on.
 """
 
 from __future__ import annotations

@@ -8,12 +8,15 @@ and exposes what simultaneous policies need, in plain types:
 - :meth:`step` — one decoder step with an explicit state, :meth:`greedy` — greedy
   continuation of a forced prefix with a token budget, :meth:`beam_search` — ESPnet's own
   beam search continued from a forced prefix (n-best),
-- :meth:`ctc_greedy` — the source-language CTC's greedy transcript,
+- :meth:`ctc_greedy` — the source-language CTC's greedy transcript (:meth:`ctc_words`),
 - :meth:`cross_attention` — source-attention weights of one decoder layer,
-- units ↔ text (:meth:`detokenize`) and word-boundary tests (:meth:`starts_word`).
+- units ↔ text (:meth:`detokenize`, :meth:`encode_text`) and the unit type
+  (:attr:`unit`: ``"char"`` or ``"bpe"``), whose word boundaries :mod:`simul.metrics.units`
+  defines.
 
-ESPnet is imported lazily (and quietly, see :mod:`simul.models.espnet_env`). Decoding runs
-under ``torch.inference_mode`` in eval mode. With an empty prefix, :meth:`greedy` and
+ESPnet is imported on first use (quietly, see :mod:`simul.models.espnet_env`): importing
+this module imports none of it, so code that only names its types stays light. Decoding
+runs under ``torch.inference_mode`` in eval mode. With an empty prefix, :meth:`greedy` and
 :meth:`beam_search` give exactly the tokens of ESPnet's ``Speech2Text`` (tested).
 """
 
@@ -28,7 +31,8 @@ import numpy as np
 import torch
 import yaml
 
-from simul.models import fast_decoder
+from simul.metrics import units
+from simul.models import decoder_scorers
 from simul.models.espnet_env import import_espnet
 
 SAMPLE_RATE = 16000
@@ -141,18 +145,20 @@ class ESPnetST:
             list(model.src_token_list) if model.src_token_list is not None else None
         )
         self.sos, self.eos = model.sos, model.eos
-        self.unit = "char" if args.token_type == "char" else "bpe"
+        self.unit_type = units.espnet_unit_type(args.token_type)  # target units
+        self.src_unit = units.espnet_unit_type(getattr(args, "src_token_type", "bpe"))
         self._sp = None
         if conf.get("bpemodel") and Path(conf["bpemodel"]).is_file():
             import sentencepiece as spm
 
             self._sp = spm.SentencePieceProcessor(model_file=conf["bpemodel"])
         self._att_x: torch.Tensor | None = None
-        # beam search scores Transformer decoders with key/value caches and RNN decoders'
-        # steps skip ESPnet's module plumbing (fast_decoder); the search stops once its
-        # n-best list is settled. False/False: ESPnet's decoding as it is
-        self.fast_decoder = True
-        self._fast_rnn = fast_decoder.supports_rnn(model.decoder)
+        # use_decoder_scorers: decoder steps by simul.models.decoder_scorers (beam search over
+        # Transformer decoders with key/value caches, RNN decoders' greedy steps without
+        # ESPnet's module plumbing), same outputs as ESPnet's, faster; stop_early: the beam
+        # search stops once its n-best list is settled. Both False: ESPnet's own decoding
+        self.use_decoder_scorers = True
+        self._rnn_scorer = decoder_scorers.supports_rnn(model.decoder)
         self.stop_early = True
 
     @classmethod
@@ -194,7 +200,7 @@ class ESPnetST:
         if isinstance(enc, tuple):
             enc = enc[0]
         out = Encoded(enc[0, : int(lens[0])], n)
-        if self.fast_decoder and self._fast_rnn:
+        if self.use_decoder_scorers and self._rnn_scorer:
             # part of encoding, so that a sweep sharing this output charges it to every
             # setting that reads it (computation-aware latency stays honest)
             self._rnn_keys(out)
@@ -203,7 +209,7 @@ class ESPnetST:
     def _rnn_keys(self, enc: Encoded) -> torch.Tensor:
         """The RNN attention's projection of ``enc``, made once per encoder output."""
         if "rnn_attention_keys" not in enc.derived:
-            enc.derived["rnn_attention_keys"] = fast_decoder.rnn_attention_keys(
+            enc.derived["rnn_attention_keys"] = decoder_scorers.rnn_attention_keys(
                 self.model.decoder, enc.states)
         return enc.derived["rnn_attention_keys"]
 
@@ -231,7 +237,7 @@ class ESPnetST:
         """
         dec = self.model.decoder
         x = enc.states
-        fast = self.fast_decoder and self._fast_rnn
+        fast = self.use_decoder_scorers and self._rnn_scorer
         if not fast and (state is None or self._att_x is not x):
             self._reset_attention(x)
         if state is None:
@@ -242,7 +248,7 @@ class ESPnetST:
         s, logp = state.state, state.logp
         for t in range(len(state.tokens), len(want)):  # one unit per call
             if fast:
-                logp, s = fast_decoder.rnn_score(dec, want[t], s, x, self._rnn_keys(enc))
+                logp, s = decoder_scorers.rnn_score(dec, want[t], s, x, self._rnn_keys(enc))
             else:
                 logp, s = dec.score(torch.tensor(want[: t + 1], device=self.device), s, x)
         return logp, DecoderState(want, s, logp)
@@ -330,8 +336,9 @@ class ESPnetST:
         scorer_if = import_espnet("espnet.nets.scorer_interface")
         length_bonus = import_espnet("espnet.nets.scorers.length_bonus")
         decoder = self.model.decoder
-        if memory is not None and self.fast_decoder and fast_decoder.supports(decoder):
-            decoder = fast_decoder.CachedTransformerScorer(decoder, memory)
+        if (memory is not None and self.use_decoder_scorers
+                and decoder_scorers.supports_transformer(decoder)):
+            decoder = decoder_scorers.CachedTransformerScorer(decoder, memory)
         scorers = {"decoder": decoder,
                    "length_bonus": length_bonus.LengthBonus(len(self.token_list))}
         weights = {"decoder": 1.0, "ctc": 0.0, "lm": 1.0, "ngram": 0.9, "length_bonus": 0.0}
@@ -361,12 +368,11 @@ class ESPnetST:
         return out
 
     def ctc_words(self, enc: Encoded) -> list[str]:
-        """Words of the source CTC transcript (SentencePiece or character units)."""
+        """Words of the source CTC transcript (its units are of type :attr:`src_unit`)."""
         if self.src_token_list is None:
             raise ModelError(f"{self.config_path}: the model has no source token list")
-        units = [self.src_token_list[i] for i in self.ctc_greedy(enc)]
-        text = "".join(u.replace("<space>", " ") for u in units).replace("▁", " ")
-        return text.split()
+        pieces = [self.src_token_list[i] for i in self.ctc_greedy(enc)]
+        return units.words(pieces, self.src_unit)
 
     @torch.inference_mode()
     def cross_attention(self, enc: Encoded, tokens: list[int], layer: int = -1) -> torch.Tensor:
@@ -389,21 +395,16 @@ class ESPnetST:
 
     # ------------------------------------------------------------------ units and text
     def detokenize(self, ids: list[int]) -> str:
+        """Target unit ids → text, words separated by single spaces (<sos/eos> and <blank>
+        left out)."""
         pieces = [self.token_list[i] for i in ids if i not in (self.sos, self.eos, 0)]
-        if self.unit == "char":
-            return "".join(" " if p == "<space>" else p for p in pieces).strip()
-        return "".join(pieces).replace("▁", " ").strip()
-
-    def starts_word(self, token_id: int) -> bool:
-        """Whether a unit begins a new word (SentencePiece ``▁``; characters: after <space>)."""
-        piece = self.token_list[token_id]
-        return piece.startswith("▁") if self.unit == "bpe" else piece == "<space>"
+        return units.text(pieces, self.unit_type)
 
     def encode_text(self, text: str) -> list[int]:
         """Target text → unit ids (for forced prefixes in tests and tools)."""
-        if self.unit == "char":
+        if self.unit_type == "char":
             index = {t: i for i, t in enumerate(self.token_list)}
-            return [index.get("<space>" if c == " " else c, 1) for c in text]
+            return [index.get(units.CHAR_SPACE if c == " " else c, 1) for c in text]
         index = {t: i for i, t in enumerate(self.token_list)}
         return [index.get(p, 1) for p in self._sp.encode(text, out_type=str)]
 

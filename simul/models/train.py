@@ -133,7 +133,7 @@ def _espnet(module: str, args: list[str], log: Path) -> None:
     """Run an espnet2.bin module in a subprocess (quiet imports), output appended to ``log``."""
     code = (
         "import sys; from simul.models.espnet_env import import_espnet; "
-        "from simul.models import fast_rnn; fast_rnn.register(); "
+        "from simul.models import rnn_padded; rnn_padded.register(); "
         f"m = import_espnet({module!r}); m.main(sys.argv[1:])"
     )
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}

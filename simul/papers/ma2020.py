@@ -4,6 +4,8 @@ fixed (every Δt ms) or flexible (oracle word / phoneme boundaries) pre-decision
 
 Latency is the paper's time-based AL (eq. 1, reference length): the summary column
 ``AL_M20``, and ``AL_M20_CA`` with the computation time added to the delays (§2, Fig. 4).
+
+Notebook: ``notebooks/ma2020.ipynb``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 import pandas as pd
 from scipy.stats import spearmanr
 
-from simul.claims import Claim, fmt, non_decreasing
+from simul import notebook
+from simul.claims import Claim, monotone_within
 from simul.tables import best_per_bucket
 
 STEPS_MS = [120, 200, 280, 360, 440]
@@ -28,6 +31,17 @@ CA_TOLERANCE = 0.10
 FIXED_BEST = "fixed Δt (best per bucket)"
 WORD, PHONEME = "oracle word boundaries", "oracle phoneme boundaries"
 
+KNOWN_GAPS = {
+    "M20-AL-k": "one dip, phoneme trigger k=9→10: paired ΔAL_M20 −12 ± 41 ms on 40 segments",
+    "M20-word": "at matched AL_M20, word − fixed = +0.7/−1.5/−0.5/−0.1 BLEU (SD ≈ 2.6 on 40 "
+                "segments); word triggers give 2.8 units/s, half what the model writes",
+    "M20-CA": "CA−NCA falls for Δt ≥ 200 ms (302→197 ms); at 120 ms hypotheses end at an early "
+              "EOS (4–9 words), so less computation accumulates",
+}
+"""The claims that do not hold on the full run (``make reproduce``), with why: strict xfails
+of ``tests/test_reproduce_full.py``; the numbers behind them are in
+``docs/claims_full_run.md``."""
+
 
 def spec(models: list[str], pair: str, splits: list[str], output: str, *, corpus=None,
          max_utterances=None, steps_ms=STEPS_MS, ks=KS, triggers=FLEXIBLE) -> dict:
@@ -39,11 +53,8 @@ def spec(models: list[str], pair: str, splits: list[str], output: str, *, corpus
         policies.append({"policy": "predecision", "grid": {"trigger": list(triggers),
                                                            "k": list(ks)}})
     policies.append({"policy": "offline"})
-    out = {"models": models, "pair": pair, "splits": splits, "output": output,
-           "max_utterances": max_utterances, "policies": policies}
-    if corpus:
-        out["corpus"] = corpus
-    return out
+    return notebook.spec(models, pair, splits, output, policies, corpus=corpus,
+                         max_utterances=max_utterances)
 
 
 def unit_durations(segments) -> dict[str, float]:
@@ -141,15 +152,9 @@ def claims(summary: pd.DataFrame, *, latency: str = LATENCY,
 
     # "both quality and latency increase with step size and lagging" (Fig. 2a)
     for name, axis, other in (("k", "k", "pre-decision"), ("step", "step_ms", "k")):
-        rows = c if axis == "k" else fixed
-        failures, seen = [], 0
-        for key, group in rows.groupby(other, sort=False):
-            values = group.sort_values(axis)[latency].tolist()
-            if len(values) < 2:
-                continue
-            seen += 1
-            if not non_decreasing(values):
-                failures.append(f"{other} {key}: {latency} {fmt(values)}")
+        failures, seen = monotone_within(c if axis == "k" else fixed, by=other, along=axis,
+                                         metric=latency, label=lambda key, o=other: f"{o} {key}",
+                                         sort=False)
         what = "k (every pre-decision)" if axis == "k" else "the step size Δt (every k)"
         # k counts triggers: at phoneme boundaries (≈ 80 ms apart) neighbouring k read
         # almost the same audio, and a handful of utterances cannot order their AL

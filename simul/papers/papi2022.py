@@ -1,6 +1,8 @@
 """Papi, Gaido, Negri, Turchi 2022 — "Does simultaneous speech translation need simultaneous
 models?" (Findings of EMNLP 2022): one offline-trained model, wait-k over detected source
 words applied at inference time only (policy ``wait_k_words``).
+
+Notebook: ``notebooks/papi2022.ipynb``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from simul import notebook
 from simul.claims import Claim, fmt
 
 KS = [3, 5, 7, 9, 11]
@@ -19,6 +22,15 @@ KS = [3, 5, 7, 9, 11]
 DETECTIONS = ("fixed", "adaptive")
 MEDIUM_LATENCY_MS = 1000.0
 """Footnote 6 (after Anastasopoulos et al. 2021): low < 1000 ms ≤ medium < 2000 ms ≤ high."""
+
+KNOWN_GAPS = {
+    "P22-adaptive": "held on the Conformer alone (+1.1 BLEU); the Transformer's adaptive − fixed "
+                    "is −0.2 (−1.7…+1.5 over 8 points, SD ≈ 2.6 on 40 segments): its source CTC "
+                    "counts a whole segment's words right in 8/40 segments (Conformer 37/40)",
+}
+"""The claims that do not hold on the full run (``make reproduce``), with why: strict xfails
+of ``tests/test_reproduce_full.py``; the numbers behind them are in
+``docs/claims_full_run.md``."""
 
 
 def label(model: str) -> str:
@@ -64,11 +76,8 @@ def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=K
          "fixed": {"detection": "adaptive", **common, "avoid_eos_while_reading": True}},
         {"policy": "offline", "grid": {"beam": [1, 5]}},
     ]
-    out = {"models": [model], "pair": pair, "splits": [split], "output": output,
-           "max_utterances": max_utterances, "policies": policies}
-    if corpus:
-        out["corpus"] = corpus
-    return out
+    return notebook.spec([model], pair, [split], output, policies, corpus=corpus,
+                         max_utterances=max_utterances)
 
 
 def points(summary: pd.DataFrame) -> pd.DataFrame:

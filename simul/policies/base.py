@@ -12,10 +12,11 @@ ESPnet, audio or time themselves.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from simul.corpus import Alignment
-from simul.models.espnet_st import Encoded, ESPnetST
+if TYPE_CHECKING:  # types only: a policy never loads the model adapter (or ESPnet) itself
+    from simul.corpus import Alignment
+    from simul.models.espnet_st import Encoded, ESPnetST
 
 
 @dataclass(frozen=True)

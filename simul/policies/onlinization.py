@@ -46,7 +46,8 @@ from simul.policies.base import Policy, Read, View, Write
 
 Units = tuple[int, ...]
 
-RULES = ("hold", "la", "sp")
+STABLE_PREFIX_RULES = ("hold", "la", "sp")
+"""Values of the ``rule`` setting: hold-n, LA-n, SP-n (§3.3)."""
 
 
 def longest_common_prefix(sequences: Sequence[Sequence[int]]) -> Units:
@@ -96,7 +97,7 @@ class Onlinization(Policy):
 
     def __post_init__(self):
         least = 0 if self.rule == "hold" else 1
-        self.require(self.rule in RULES, "rule", f"one of {RULES}")
+        self.require(self.rule in STABLE_PREFIX_RULES, "rule", f"one of {STABLE_PREFIX_RULES}")
         self.require(self.n >= least, "n", f"≥ {least} for rule {self.rule!r}")
         self.require(self.chunk_ms > 0, "chunk_ms", "> 0")
         self.require(self.initial_wait_ms >= 0, "initial_wait_ms", "≥ 0")

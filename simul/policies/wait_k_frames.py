@@ -4,7 +4,7 @@ Read k frames (10 ms each), then at decoding step t the encoder sees
 g(t) = min(k + (t − 1)·s, |X|) frames and the decoder writes up to N units. A predicted
 </s> before the whole input is read keeps the units before it and reads on. Once the input
 is read, decoding continues to </s> or to the length cap
-``max_length_ratio`` × encoder frames (the paper's footnote 2: 1.0 for EN-DE, 1.6 for EN-PT);
+``maxlenratio`` × encoder frames (the paper's footnote 2: 1.0 for EN-DE, 1.6 for EN-PT);
 while reading, the cap over the prefix's frames holds writing back until more is read.
 The decoder state is reused across steps (eq. 2: z_j = decode(h_t, z_{j−1}, y_{j−1})),
 unless ``reuse_state`` is off, which re-decodes the committed units over every new h_t.
@@ -23,17 +23,17 @@ FRAME_MS = 10.0
 class WaitKFrames(Policy):
     name = "wait_k_frames"
     paper = "Nguyen et al. 2021, ICASSP — §2.2, eqs. (1)–(4)"
-    k: int = 100  # frames read before the first write
-    s: int = 10  # frames read per step
+    k: int = 100  # frames (10 ms) read before the first write: N21's k
+    s: int = 10  # frames read per step: N21's stride s
     n: int = 1  # units written per step at most
-    max_length_ratio: float = 1.0
+    maxlenratio: float = 1.0  # length cap × encoder frames, as in the other policies
     reuse_state: bool = True
 
     def __post_init__(self) -> None:
         self.require(self.k >= 1, "k", "≥ 1 frame")
         self.require(self.s >= 1, "s", "≥ 1 frame")
         self.require(self.n >= 1, "n", "≥ 1 unit")
-        self.require(self.max_length_ratio >= 0, "max_length_ratio", "≥ 0")
+        self.require(self.maxlenratio >= 0, "maxlenratio", "≥ 0")
 
     def first_read_ms(self, source_ms: float) -> float:
         return min(self.k * FRAME_MS, source_ms)
@@ -44,9 +44,9 @@ class WaitKFrames(Policy):
             return Read(min(view.read_ms + self.s * FRAME_MS, view.source_ms))
         state = memo.get("state") if self.reuse_state else None
         if view.source_finished:
-            return self.finish(model, view, maxlenratio=self.max_length_ratio, state=state)
+            return self.finish(model, view, maxlenratio=self.maxlenratio, state=state)
         hyp = model.greedy(view.encoded, view.units, max_new=self.n,
-                           maxlenratio=self.max_length_ratio, state=state)
+                           maxlenratio=self.maxlenratio, state=state)
         memo["state"] = hyp.resume
         memo["wrote_at"] = view.read_ms
         return Write(tuple(hyp.tokens))  # a cap reached on a prefix only waits for more input

@@ -25,7 +25,8 @@ frames; 0 = ESPnet's cap of one unit per encoder frame).
 
 Target words. k counts target words, not units (§3; the authors' agent counts units that
 start with "▁"). The model's units are SentencePiece pieces or characters; a word is known
-to be complete only when the next unit starts a new word (:meth:`starts_word`). For
+to be complete only when the next unit starts a new word
+(:func:`simul.metrics.units.begins_word`). For
 SentencePiece that unit ("▁next") is the first unit of the next word, so it is decoded as
 look-ahead and NOT committed: the word's delay is charged at the next write (our records
 charge a SentencePiece word at the next word-initial unit), as in the authors' agent,
@@ -60,6 +61,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from simul.metrics import units
 from simul.models.espnet_st import ModelError
 from simul.policies.base import Policy, Read, View, Write
 
@@ -67,23 +69,9 @@ DETECTIONS = ("fixed", "adaptive")
 _EPS = 1e-6  # ms: float slack when times land exactly on a grid point
 
 
-def is_separator(model, unit: int) -> bool:
-    """A unit that only separates words (character models' ``<space>``)."""
-    return model.unit == "char" and model.starts_word(unit)
-
-
-def begins_word(model, previous: list[int], unit: int) -> bool:
-    """Whether ``unit``, written after ``previous``, is the first unit of a new word."""
-    if is_separator(model, unit):
-        return False
-    if not previous:
-        return True
-    return model.starts_word(unit) or is_separator(model, previous[-1])
-
-
-def count_words(model, units: list[int]) -> int:
-    """Target words begun in ``units`` (complete or not)."""
-    return sum(begins_word(model, units[i - 1:i], u) for i, u in enumerate(units))
+def count_words(model, ids: list[int]) -> int:
+    """Target words begun in the units ``ids`` of ``model`` (complete or not)."""
+    return units.count_words([model.token_list[i] for i in ids], model.unit_type)
 
 
 def fixed_word_count(read_ms: float, word_ms: float) -> int:
@@ -148,10 +136,10 @@ class WaitKWords(Policy):
         allowed = self.source_words(model, view) - self.k + 1  # g(i) = k + i − 1
         if allowed <= count_words(model, view.units):
             return next_read
-        units, eos = self._continue_to_word(model, view, allowed)
+        new, eos = self._continue_to_word(model, view, allowed)
         if eos and not self.force_finish:
-            return Write(tuple(units), finished=True)
-        return Write(tuple(units)) if units else next_read
+            return Write(tuple(new), finished=True)
+        return Write(tuple(new)) if new else next_read
 
     def _continue_to_word(self, model, view: View, allowed: int) -> tuple[list[int], bool]:
         """Greedy units after the committed ones until ``allowed`` target words are complete.
@@ -161,7 +149,8 @@ class WaitKWords(Policy):
         a character model's closing ``<space>`` is.
         """
         committed = list(view.units)
-        words = count_words(model, committed)
+        pieces = [model.token_list[u] for u in committed]  # the units' text, for boundaries
+        begun = count_words(model, committed)
         new: list[int] = []
         state = None  # same encoder output: reusing the state is exact, not an approximation
         while True:
@@ -171,11 +160,13 @@ class WaitKWords(Policy):
             if not hyp.tokens:  # </s>, or the length cap
                 return new, hyp.ended
             unit = hyp.tokens[0]
-            if begins_word(model, committed + new, unit):
-                if words == allowed:
+            piece = model.token_list[unit]
+            if units.begins_word(pieces[-1:], piece, model.unit_type):
+                if begun == allowed:
                     return new, False
-                words += 1
+                begun += 1
             new.append(unit)
+            pieces.append(piece)
             state = hyp.resume
-            if words == allowed and is_separator(model, unit):
+            if begun == allowed and units.is_separator(piece, model.unit_type):
                 return new, False

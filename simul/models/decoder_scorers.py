@@ -1,34 +1,40 @@
-"""Beam-search scoring for ESPnet2's Transformer decoder with key/value caches.
+"""Decoder scorers: ESPnet2's Transformer and RNN decoder steps, computed without redoing
+what ESPnet's own scoring redoes at every step. Same parameters, same function.
 
-ESPnet's ``TransformerDecoder.batch_score`` caches each layer's *outputs*, so at every step
-it re-normalises and re-projects the keys and values of all earlier units (self-attention)
-and of every encoder frame (source attention), for every beam item. A simultaneous policy
-runs a beam search after every chunk, so this dominates its computation time.
+**Transformer** (:class:`CachedTransformerScorer`, for beam search). ESPnet's
+``TransformerDecoder.batch_score`` caches each layer's *outputs*, so at every step it
+re-normalises and re-projects the keys and values of all earlier units (self-attention) and
+of every encoder frame (source attention), for every beam item. A simultaneous policy runs
+a beam search after every chunk, so this dominates its computation time.
+:class:`CachedTransformerScorer` keeps per hypothesis the self-attention keys and values of
+the earlier units, and projects the encoder output once per search (all beam items attend
+to the same one). Each step then touches only the newest unit. The arithmetic is ESPnet's
+(same modules, same order of operations per position); only the shapes of the matrix
+products differ, so scores agree to float rounding and the decoded units are the same
+(tested against ESPnet's scorer and against ``Speech2Text``). Used by
+:meth:`simul.models.espnet_st.ESPnetST.beam_search` for the decoders of
+:func:`supports_transformer`: ESPnet's standard layers with the default attention (no SDPA
+or flash attention, no ``concat_after``, no sequential attention); others keep ESPnet's
+scorer.
 
-:class:`CachedTransformerScorer` computes the same function from the same parameters, but
-keeps per hypothesis the self-attention keys and values of the earlier units, and projects
-the encoder output once per search (all beam items attend to the same one). Each step then
-touches only the newest unit. The arithmetic is ESPnet's (same modules, same order of
-operations per position); only the shapes of the matrix products differ, so scores agree
-to float rounding and the decoded units are the same (tested against ESPnet's scorer and
-against ``Speech2Text``).
-
-Used by :meth:`simul.models.espnet_st.ESPnetST.beam_search` for decoders it
-:func:`supports`: ESPnet's standard layers with the default attention (no SDPA or flash
-attention, no ``concat_after``, no sequential attention); others keep ESPnet's scorer.
-
-:func:`rnn_score` is the same idea for ESPnet's RNN decoder with additive attention (the
-BLSTM models' greedy steps, :meth:`~simul.models.espnet_st.ESPnetST.step`): ESPnet's
-``RNNDecoder.score`` runs the same few operations through module calls, no-op dropouts and
-state copies, and its attention projects the whole encoder output again after every reset
-(once per prefix a policy reads, per setting of a sweep). :func:`rnn_score` runs ESPnet's
+**RNN** (:func:`rnn_score`, for greedy steps). ESPnet's RNN decoder with additive attention
+(the BLSTM models, :meth:`~simul.models.espnet_st.ESPnetST.step`): ESPnet's
+``RNNDecoder.score`` runs a few operations through module calls, no-op dropouts and state
+copies, and its attention projects the whole encoder output again after every reset (once
+per prefix a policy reads, per setting of a sweep). :func:`rnn_score` runs ESPnet's
 operations on the same tensors in the same order — its log-probabilities are ESPnet's, bit
 for bit (tested) — and takes the projected encoder output from the caller, who computes it
-once per encoder output (:func:`rnn_attention_keys`).
+once per encoder output (:func:`rnn_attention_keys`), for the decoders of
+:func:`supports_rnn`.
+
+ESPnet is imported when a function here first needs it, not with this module: the adapter
+imports this module, and code that only names the adapter's types (policies, metrics) must
+not pay for ESPnet.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -37,7 +43,7 @@ import torch.nn.functional as F  # noqa: N812
 from simul.models.espnet_env import import_espnet
 
 
-def supports(decoder) -> bool:
+def supports_transformer(decoder) -> bool:
     """Whether ``decoder`` is a Transformer decoder this scorer computes exactly."""
     td = import_espnet("espnet2.asr.decoder.transformer_decoder")
     layer_mod = import_espnet("espnet.nets.pytorch_backend.transformer.decoder_layer")
@@ -69,11 +75,13 @@ def _attend(att, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Ten
     return att.linear_out(x.transpose(1, 2).contiguous().view(q.shape[0], -1, att.h * att.d_k))
 
 
-class CachedTransformerScorer(import_espnet("espnet.nets.scorer_interface").BatchScorerInterface):
-    """ESPnet ``BatchScorerInterface`` over a Transformer decoder, for one encoder output.
+class _CachedTransformerScoring:
+    """ESPnet ``BatchScorerInterface`` over a Transformer decoder, for one encoder output:
+    ``CachedTransformerScorer(decoder, memory)``, memory (T, D).
 
     A hypothesis' state is a tuple with, per layer, the self-attention keys and values of
-    its units so far, each (H, L, d_k)."""
+    its units so far, each (H, L, d_k). (``CachedTransformerScorer`` is this class with
+    ESPnet's ``BatchScorerInterface`` as a base, made on first use.)"""
 
     def __init__(self, decoder, memory: torch.Tensor):
         self.decoder = decoder
@@ -155,6 +163,21 @@ class CachedTransformerScorer(import_espnet("espnet.nets.scorer_interface").Batc
                 x = layer.norm3(x)
         y = dec.after_norm(x[:, -1]) if dec.normalize_before else x[:, -1]
         return torch.log_softmax(dec.output_layer(y), dim=-1), new_cache
+
+
+@functools.cache
+def _cached_transformer_scorer() -> type:
+    base = import_espnet("espnet.nets.scorer_interface").BatchScorerInterface
+    return type("CachedTransformerScorer", (_CachedTransformerScoring, base),
+                {"__module__": __name__, "__doc__": _CachedTransformerScoring.__doc__})
+
+
+def __getattr__(name: str):
+    # CachedTransformerScorer subclasses an ESPnet class: made on first use (PEP 562), so
+    # that importing this module imports no ESPnet
+    if name == "CachedTransformerScorer":
+        return _cached_transformer_scorer()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ---------------------------------------------------------------------------- RNN decoder

@@ -1,11 +1,14 @@
-"""Helpers of the tutorial notebook: one simulated utterance made visible.
+"""Helpers of the tutorial notebook (``notebooks/tutorial.ipynb``): one simulated utterance
+made visible, then a small sweep.
 
-- :func:`timeline` — the READ/WRITE path of a policy (Nguyen et al. 2021, Fig. 1): source
-  time read on x, output units written on y, the output words written next to the path
-  and, when the segment has an alignment (the mini corpus), the source words on top;
+- :func:`simul.plots.timeline` — the READ/WRITE path of a policy (Nguyen et al. 2021,
+  Fig. 1): source time read on x, output units written on y, the output words written next
+  to the path and, when the segment has an alignment (the mini corpus), the source words on
+  top;
 - :func:`partial_outputs` — the committed text after every WRITE;
 - :func:`word_latency` and :func:`metrics_table` — delays against elapsed times
-  (computation-aware) per word, and every metric of ``simul score`` for one record.
+  (computation-aware) per word, and every metric of ``simul score`` for one record;
+- :func:`spec` — the small wait-k sweep at the end.
 """
 
 from __future__ import annotations
@@ -14,11 +17,20 @@ import math
 
 import pandas as pd
 
+from simul import notebook
 from simul.claims import Claim, monotone_within
-from simul.metrics.latency import SIMULEVAL_METRICS
+from simul.metrics.latency import MEASURED_IN, SIMULEVAL_METRICS
 from simul.metrics.score import score_records
 from simul.metrics.units import text
 from simul.records import Record
+
+SWEEP_KS = [100, 200]
+"""The small sweep's k (frames of 10 ms read before the first write)."""
+SWEEP_STRIDES = [10, 20]
+"""The small sweep's stride s (frames read between two writes)."""
+
+KNOWN_GAPS: dict[str, str] = {}
+"""The claims that do not hold on the full run, with why (none)."""
 
 
 def partial_outputs(record: Record) -> pd.DataFrame:
@@ -32,7 +44,8 @@ def partial_outputs(record: Record) -> pd.DataFrame:
         new = record.units[done:done + n]
         done += n
         rows.append({"read_ms": read_ms, "READs before": reads, "new units": list(new),
-                     "units so far": done, "text so far": text(record.units[:done])})
+                     "units so far": done,
+                     "text so far": text(record.units[:done], record.unit_type)})
         reads = 0
     return pd.DataFrame(rows, columns=["read_ms", "READs before", "new units", "units so far",
                                        "text so far"])
@@ -57,8 +70,18 @@ def metrics_table(record: Record) -> pd.DataFrame:
              "unit": ""} for m in ("BLEU", "chrF")]
     rows += [{"metric": m, "on delays": scores[m],
               "on elapsed (computation-aware)": scores.get(f"{m}_CA", math.nan),
-              "unit": "ratio" if m in ("AP", "RTF") else "ms"} for m in SIMULEVAL_METRICS]
+              "unit": MEASURED_IN[m]} for m in SIMULEVAL_METRICS]
     return pd.DataFrame(rows)
+
+
+def spec(model: str, pair: str, split: str, output: str, *, n: int, ks=SWEEP_KS,
+         strides=SWEEP_STRIDES, corpus=None, max_utterances=None) -> dict:
+    """A sweep spec: wait-k (``wait_k_frames``) over ``ks`` × ``strides``, ``n`` units per
+    write."""
+    policies = [{"policy": "wait_k_frames", "grid": {"k": list(ks), "s": list(strides)},
+                 "fixed": {"n": n}}]
+    return notebook.spec([model], pair, [split], output, policies, corpus=corpus,
+                         max_utterances=max_utterances)
 
 
 def claims(record: Record, grid: pd.DataFrame) -> list[Claim]:

@@ -5,7 +5,7 @@ import torch
 
 from simul import corpus
 from simul.corpus import DEFAULT_ROOT
-from simul.models import fast_decoder, zoo
+from simul.models import decoder_scorers, zoo
 from simul.models.espnet_st import ESPnetST
 from tests.conftest import make_tiny_model
 
@@ -17,9 +17,9 @@ def adapter(tmp_path_factory):
 
 def test_scores_and_states_follow_espnet(adapter, speech):
     dec = adapter.model.decoder
-    assert fast_decoder.supports(dec)
+    assert decoder_scorers.supports_transformer(dec)
     enc = adapter.encode(speech)
-    ours = fast_decoder.CachedTransformerScorer(dec, enc.states)
+    ours = decoder_scorers.CachedTransformerScorer(dec, enc.states)
     g = torch.Generator().manual_seed(0)
     ys = torch.cat([torch.full((3, 1), adapter.sos),
                     torch.randint(1, len(adapter.token_list) - 1, (3, 6), generator=g)], 1)
@@ -47,24 +47,24 @@ def test_beam_search_units_equal_espnet_scoring(adapter, speech):
     free = adapter.greedy(enc).tokens
     for prefix in ([], free[:2], free[:5]):
         for beam in (1, 3, 5):
-            adapter.fast_decoder = True
+            adapter.use_decoder_scorers = True
             fast = adapter.beam_search(enc, prefix, beam=beam)
-            adapter.fast_decoder = False
+            adapter.use_decoder_scorers = False
             slow = adapter.beam_search(enc, prefix, beam=beam)
             assert [h.tokens for h in fast] == [h.tokens for h in slow]
             assert [h.score for h in fast] == pytest.approx([h.score for h in slow], abs=1e-4)
-    adapter.fast_decoder = True
+    adapter.use_decoder_scorers = True
 
 
 def test_rnn_decoders_keep_espnet_beam_scoring(tmp_path):
     adapter = ESPnetST.from_dir(make_tiny_model(tmp_path, "rnn"))
-    assert not fast_decoder.supports(adapter.model.decoder)
+    assert not decoder_scorers.supports_transformer(adapter.model.decoder)
 
 
 def _walk(adapter, speech, fast: bool):
     """Greedy over growing prefixes, each resuming the state of the previous one (N21's
     decoder-state reuse), then one step from scratch: every log-probability seen."""
-    adapter.fast_decoder = fast
+    adapter.use_decoder_scorers = fast
     seen, units, resume = [], [], None
     for n in (6400, 9600, 12800, len(speech)):
         enc = adapter.encode(speech[:n])
@@ -72,7 +72,7 @@ def _walk(adapter, speech, fast: bool):
         units, resume = units + hyp.tokens, hyp.resume
         seen.append(adapter.step(enc, resume, units)[0])
     seen.append(adapter.step(enc, None, units)[0])
-    adapter.fast_decoder = True
+    adapter.use_decoder_scorers = True
     return units, seen
 
 
@@ -83,7 +83,7 @@ def test_rnn_steps_are_espnets_bit_for_bit(tmp_path, speech, model):
     else:
         adapter = zoo.load(model)
         speech = corpus.load_list(DEFAULT_ROOT, "en-es", "dev", limit=1)[0].audio[:48000]
-    assert fast_decoder.supports_rnn(adapter.model.decoder)
+    assert decoder_scorers.supports_rnn(adapter.model.decoder)
     units_fast, fast = _walk(adapter, speech, True)
     units_espnet, espnet = _walk(adapter, speech, False)
     assert units_fast == units_espnet and len(units_fast) >= 4
@@ -91,4 +91,4 @@ def test_rnn_steps_are_espnets_bit_for_bit(tmp_path, speech, model):
 
 
 def test_transformer_decoders_take_no_rnn_path(adapter):
-    assert not fast_decoder.supports_rnn(adapter.model.decoder)
+    assert not decoder_scorers.supports_rnn(adapter.model.decoder)

@@ -1,4 +1,5 @@
-"""A faster training-time twin of ESPnet2's RNN encoder (BLSTM with projections).
+"""``rnn_padded``: a training-time twin of ESPnet2's RNN encoder (BLSTM with projections)
+that runs on padded tensors instead of packed sequences.
 
 ESPnet's ``RNNP`` runs each bidirectional LSTM layer on a packed sequence. On CPU the
 backward pass through packed sequences is several times slower than through padded
@@ -10,8 +11,9 @@ runs on each sequence reversed within its own length, then is reversed back.
 It also applies the inter-layer dropout only in training (``RNNP`` calls ``F.dropout``
 without ``training=``, so dropout stays on at inference).
 
-Training registers it with ESPnet's encoder choices as ``rnn_padded``; a packed model's
-config names the standard ``rnn`` encoder, which loads the same weights.
+Training registers it with ESPnet's encoder choices as ``rnn_padded`` (:func:`register`);
+a packed model's config names the standard ``rnn`` encoder, which loads the same weights.
+This module imports ESPnet (its class derives from ESPnet's); only training imports it.
 """
 
 from __future__ import annotations

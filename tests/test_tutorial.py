@@ -1,4 +1,4 @@
-"""simul.papers.tutorial: text of units, partial outputs, latency tables, timeline, claims."""
+"""simul.tutorial: text of units, partial outputs, latency tables, timeline, claims."""
 
 from types import SimpleNamespace
 
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from simul import plots
+from simul import tutorial as tut
 from simul.corpus import Alignment, Word
 from simul.metrics import units as unit_text
-from simul.papers import tutorial as tut
 from simul.records import Record
 
 matplotlib.use("Agg")
@@ -119,3 +119,13 @@ def test_claims_fail():
     found = {c.id: c for c in tut.claims(late, grid({(100, 10): 900, (200, 10): 800}))}
     assert not found["T-CA"].holds and "words [0]" in found["T-CA"].detail
     assert not found["T-k"].holds and found["T-k"].detail == "s=10: AL 900, 800"
+
+
+def test_spec_is_the_small_wait_k_sweep():
+    s = tut.spec("conformer_bpe_en-es", "en-es", "tst-COMMON", "out", n=2, max_utterances=20)
+    assert s == {"models": ["conformer_bpe_en-es"], "pair": "en-es", "splits": ["tst-COMMON"],
+                 "output": "out", "max_utterances": 20,
+                 "policies": [{"policy": "wait_k_frames", "grid": {"k": [100, 200],
+                                                                   "s": [10, 20]},
+                               "fixed": {"n": 2}}]}
+    assert tut.spec("m", "en-es", "dev", "o", n=1, ks=[50], corpus="/c")["corpus"] == "/c"

@@ -1,10 +1,10 @@
-"""Every policy on the same offline models — beyond the papers (REPRODUCTION.md, "Beyond the
-papers": ``compare_policies``).
+"""Every policy on the same offline models — beyond the five papers.
 
-Each policy runs a few settings from low to high latency; its best curve is its Pareto front
-on latency–BLEU (the settings no other setting of the same policy beats on both), drawn with
-ideal (NCA) and computation-aware (CA) latency. The cost of each policy is its computation
-per second of audio and how much the computation adds to its latency (LAAL_CA − LAAL).
+Notebook: ``notebooks/compare_policies.ipynb``. Each policy runs a few settings from low to
+high latency; its best curve is its Pareto front on latency–BLEU (the settings no other
+setting of the same policy beats on both), drawn with ideal (NCA) and computation-aware (CA)
+latency. The cost of each policy is its computation per second of audio and how much the
+computation adds to its latency (LAAL_CA − LAAL).
 """
 
 from __future__ import annotations
@@ -16,12 +16,16 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from simul import notebook
 from simul.claims import Claim
 from simul.records import read
 
 POLICIES = ("wait_k_frames", "wait_k_words", "predecision", "onlinization", "wait_k_catchup",
             "alignatt", "edatt", "offline")
 """Every policy of the registry (``simul policies``)."""
+
+KNOWN_GAPS: dict[str, str] = {}
+"""The claims that do not hold on the full run, with why (none)."""
 
 # The settings, from low to high latency. Policies that write one unit per step
 # (predecision, wait_k_catchup) or a fixed number per stride (wait_k_frames) need a step
@@ -76,11 +80,8 @@ def unit_of(model: str) -> str:
 def spec(model: str, unit: str, pair: str, split: str, output: str, *, corpus=None,
          max_utterances=None) -> dict:
     """A sweep spec: every policy's settings for one model."""
-    out = {"models": [model], "pair": pair, "splits": [split], "output": output,
-           "max_utterances": max_utterances, "policies": policies(unit)}
-    if corpus:
-        out["corpus"] = corpus
-    return out
+    return notebook.spec([model], pair, [split], output, policies(unit), corpus=corpus,
+                         max_utterances=max_utterances)
 
 
 def pareto_front(summary: pd.DataFrame, *, x: str = "LAAL", y: str = "BLEU",

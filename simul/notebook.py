@@ -1,0 +1,89 @@
+"""What every notebook does besides its paper: set up, build and run a sweep spec, quick mode.
+
+A notebook's setup cell is one call::
+
+    nb = notebook.setup(figures_dir, runs_dir, models=[model], quick=quick,
+                        dask_scheduler=dask_scheduler, workers=workers)
+    max_utterances = nb.choose(max_utterances, quick_utterances)
+
+:func:`setup` styles the plots, quiets ESPnet's notices and fails, naming the model, when a
+model the notebook needs is neither shipped nor a directory; :meth:`Notebook.sweep` runs a
+spec (cached and resumable, see :mod:`simul.sweep`); :meth:`Notebook.choose` picks a
+parameter's full-run or quick-run value. The modules that build the specs
+(:mod:`simul.papers`, :mod:`simul.tutorial`, :mod:`simul.compare_policies`) end each one with
+:func:`spec`.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def spec(models: Sequence[str], pair: str, splits: Sequence[str], output: str,
+         policies: list[dict], *, corpus: str | Path | None = None,
+         max_utterances: int | None = None) -> dict:
+    """A sweep spec (the dict form of a ``simul sweep`` YAML file): ``policies`` on
+    ``models`` × ``splits`` of ``pair``, written to ``output``; the embedded corpus unless
+    ``corpus`` names another root, every segment unless ``max_utterances``."""
+    out = {"models": list(models), "pair": pair, "splits": list(splits), "output": output,
+           "max_utterances": max_utterances, "policies": policies}
+    if corpus:
+        out["corpus"] = corpus
+    return out
+
+
+def missing_models(models: Sequence[str | Path]) -> list[str]:
+    """The models of ``models`` that are neither shipped (``data/models/<name>/``) nor an
+    ESPnet2 model directory."""
+    from simul.models import zoo
+
+    shipped = set(zoo.shipped())
+    return [str(m) for m in models if str(m) not in shipped and not Path(m).is_dir()]
+
+
+@dataclass(frozen=True)
+class Notebook:
+    figures: Path  # tables (Markdown, CSV), figures (PNG, PDF) and claims.csv
+    runs: Path  # the sweeps' outputs (records, summary.csv), one folder per sweep
+    quick: bool = False  # a handful of utterances on a smaller grid (the tests)
+    dask_scheduler: str | None = None  # e.g. "tcp://host:8786"
+    workers: int | None = None  # local decoding processes (None: one per core)
+
+    def choose(self, full: T, quick: T) -> T:
+        """``quick`` in a quick run, ``full`` otherwise."""
+        return quick if self.quick else full
+
+    def sweep(self, spec: dict):
+        """Run a sweep spec (:func:`simul.sweep.run`); its summary, one row per model ×
+        split × setting."""
+        from simul import sweep
+
+        return sweep.run(spec, scheduler=self.dask_scheduler, workers=self.workers)
+
+
+def setup(figures_dir: str | Path, runs_dir: str | Path, *, models: Sequence[str | Path] = (),
+          quick: bool = False, dask_scheduler: str | None = None,
+          workers: int | None = None) -> Notebook:
+    """Style the plots, quiet ESPnet's notices and check that every model of ``models`` is
+    there (a shipped name or a model directory): a missing one raises ``FileNotFoundError``
+    before anything runs."""
+    from simul import plots
+    from simul.models.zoo import MODELS_DIR
+
+    missing = missing_models([models] if isinstance(models, str | Path) else models)
+    if missing:
+        raise FileNotFoundError(
+            f"model(s) {missing} not found: neither shipped ({MODELS_DIR}/<name>/config.yaml)"
+            " nor an ESPnet2 model directory; set the notebook's model parameters")
+    plots.style()
+    warnings.filterwarnings("ignore", category=FutureWarning)  # ESPnet's torch.cuda.amp
+    logging.getLogger("espnet.nets.beam_search").setLevel(logging.ERROR)  # length-cap notices
+    return Notebook(Path(figures_dir), Path(runs_dir), quick=quick,
+                    dask_scheduler=dask_scheduler, workers=workers)

@@ -1,0 +1,100 @@
+"""simul.papers.nguyen2021: spec, Table 1 layout and claims on hand-made sweep summaries."""
+
+import pandas as pd
+import pytest
+
+from simul.papers import nguyen2021 as n21
+from simul.sweep import expand
+
+NAN = float("nan")
+
+
+def summary(al=None) -> pd.DataFrame:
+    """Table 1's 12 settings on one split: AL = 10·k + 20·s − 100·N (grows with k and s,
+    falls with N), BLEU = AL / 100; ``al`` overrides {(k, s, N): AL}; offline last."""
+    rows = []
+    for k in (100, 200):
+        for s in (10, 20):
+            for n in (1, 2, 3):
+                latency = (al or {}).get((k, s, n), 10.0 * k + 20.0 * s - 100.0 * n)
+                rows.append({"model": "c", "split": "tst-COMMON", "policy": "wait_k_frames",
+                             "setting": f"k={k}_s={s}_n={n}", "param_k": k, "param_s": s,
+                             "param_n": n, "BLEU": latency / 100, "AL": latency})
+    rows.append({"model": "c", "split": "tst-COMMON", "policy": "offline", "setting": "default",
+                 "param_k": NAN, "param_s": NAN, "param_n": NAN, "BLEU": 30.0, "AL": 5000.0})
+    return pd.DataFrame(rows)
+
+
+def by_id(claims):
+    return {c.id: c for c in claims}
+
+
+def test_spec_is_table1s_grid_and_offline():
+    s = n21.spec(["blstm_char_en-es"], "en-es", ["tst-COMMON", "tst-HE"], "out",
+                 max_utterances=40)
+    assert s["policies"] == [
+        {"policy": "wait_k_frames", "fixed": {"maxlenratio": 1.0},
+         "grid": {"k": [100, 200], "s": [10, 20], "n": [1, 2, 3]}},
+        {"policy": "offline"}]
+    assert s["max_utterances"] == 40 and "corpus" not in s
+    assert len(expand(s["policies"], "spec")) == 12 + 1
+
+
+def test_spec_with_figure2s_settings_and_a_corpus():
+    s = n21.spec(["a", "b"], "en-pt", ["tst-COMMON"], "out", settings=n21.FIGURE2_SETTINGS,
+                 maxlenratio=1.6, corpus="/data/mustc")
+    assert s["policies"][0] == {"policy": "wait_k_frames", "fixed": {"maxlenratio": 1.6},
+                                "settings": n21.FIGURE2_SETTINGS}
+    assert s["corpus"] == "/data/mustc" and s["models"] == ["a", "b"]
+
+
+def test_spec_takes_a_smaller_grid():
+    s = n21.spec(["m"], "en-es", ["tst-COMMON"], "out", ks=[100], strides=[10], ns=[1, 2])
+    assert s["policies"][0]["grid"] == {"k": [100], "s": [10], "n": [1, 2]}
+
+
+def test_table_sorts_by_al_and_puts_offline_last():
+    t = n21.table(summary())
+    assert list(t.columns) == ["setting", "k", "s", "N", "BLEU tst-COMMON", "AL tst-COMMON"]
+    assert t.setting.tolist() == ["wait-k"] * 12 + ["offline"]
+    assert t["AL tst-COMMON"].iloc[0] == 10 * 100 + 20 * 10 - 100 * 3  # k 100, s 10, N 3
+    assert t["AL tst-COMMON"].iloc[-1] == 5000.0
+
+
+def test_claims_hold_on_monotone_numbers():
+    found = by_id(n21.claims(summary()))
+    assert all(found[f"N21-AL-{x}"].holds for x in ("k", "s", "N"))
+    assert found["N21-AL-k"].detail == "6 groups, all monotone"
+    assert found["N21-BLEU-AL"].holds and found["N21-offline"].holds
+
+
+@pytest.mark.parametrize("cell, al, claim, detail", [  # settings are floats beside offline's NaN
+    ((200, 10, 1), 100.0, "N21-AL-k", "{'s': 10.0, 'N': 1.0}: AL 1100, 100"),
+    ((100, 20, 2), 100.0, "N21-AL-s", "{'k': 100.0, 'N': 2.0}: AL 1000, 100"),
+    ((100, 10, 3), 1050.0, "N21-AL-N", "{'k': 100.0, 's': 10.0}: AL 1100, 1000, 1050"),
+])
+def test_a_dip_fails_its_claim_and_names_its_group(cell, al, claim, detail):
+    found = by_id(n21.claims(summary({cell: al})))
+    assert not found[claim].holds and found[claim].detail == detail
+
+
+def test_offline_below_the_best_setting_fails():
+    table = summary()
+    table.loc[table.policy == "offline", "BLEU"] = 20.0  # best wait-k: AL 2300 → BLEU 23
+    found = by_id(n21.claims(table))
+    assert not found["N21-offline"].holds
+    assert found["N21-offline"].detail == "offline 20.0, best wait-k 23.0"
+
+
+def test_bpe_claim_compares_each_bpe_setting_with_chars():
+    rows = [{"model": m, "policy": "wait_k_frames", "setting": st, "AL": al}
+            for m, st, al in (("blstm_char_en-pt", "a", 1000.0), ("blstm_char_en-pt", "b", 2000.0),
+                              ("blstm_bpe-small_en-pt", "a", 900.0),
+                              ("blstm_bpe-small_en-pt", "b", 2100.0))]
+    found = by_id(n21.claims(summary(), pd.DataFrame(rows)))
+    assert not found["N21-BPE"].holds
+    assert found["N21-BPE"].detail == "blstm_bpe-small_en-pt b: AL 2100 ≥ char 2000"
+
+
+def test_known_gaps_name_claims_of_this_paper():
+    assert n21.KNOWN_GAPS and all(claim.startswith("N21-") for claim in n21.KNOWN_GAPS)
