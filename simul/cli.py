@@ -73,9 +73,16 @@ def _models(args: argparse.Namespace) -> int:
         print(f"packed {out}")
         return 0
     if args.models_command == "eval":
-        for key, r in zoo.evaluate(args.name, max_utterances=args.max_utterances).items():
-            print(f"{args.name} {key}: BLEU {r['bleu']:.2f} chrF {r['chrf']:.2f} "
-                  f"({r['n']} utt, {r['ms_per_utterance']:.0f} ms/utt) {r['signature']}")
+        results = zoo.evaluate(args.name, max_utterances=args.max_utterances,
+                               beams=tuple(args.beams))
+        for key, r in results.items():
+            engines = "".join(f", {e} {v['bleu']:.2f}" for e, v in r.get("by_engine", {}).items())
+            ends = r.get("sentence_ends")
+            ends = (f"; sentence ends as the reference's {100 * ends['same_count']:.1f} % of "
+                    f"{ends['n']}" if ends else "")
+            print(f"{args.name} {key}: BLEU {r['bleu']:.2f}{engines}; chrF {r['chrf']:.2f}; "
+                  f"length {r['length_ratio']:.3f}{ends} ({r['n']} utt, "
+                  f"{r['ms_per_utterance']:.0f} ms/utt) {r['signature']}")
         return 0
     names = zoo.shipped()
     if not names:
@@ -204,9 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out-root", default=None, metavar="DIR",
                    help="write DIR/NAME instead of data/models/NAME (e.g. to look at a "
                         "run's learning curve without shipping it)")
-    q = mcmds.add_parser("eval", help="offline BLEU (greedy, beam 5) → metrics.json")
-    q.add_argument("name")
+    q = mcmds.add_parser("eval", help="offline BLEU (greedy, beam 5), per synthesizer → "
+                         "metrics.json and card.md")
+    q.add_argument("name", help="shipped model, or a directory packed with --out-root")
     q.add_argument("--max-utterances", type=int, default=None)
+    q.add_argument("--beams", type=int, nargs="+", default=[1, 5], help="[%(default)s]")
 
     p = commands.add_parser("decode", help="decode a corpus split into records (JSON lines)")
     p.add_argument("--model", required=True, help="shipped model name or ESPnet model dir")

@@ -288,3 +288,19 @@ def test_a_run_can_start_from_a_model_as_git_held_it(tmp_path, monkeypatch):
     assert (kind, sp) == ("char", None) and tokens.read_text().split() == same["src_token_list"]
     with pytest.raises(ValueError, match="cannot read data/models/base at git revision 'nosuch'"):
         train.model_source({"model": "base", "commit": "nosuch"}, "base", work)
+
+
+@pytest.mark.corpus
+def test_eval_of_a_model_packed_outside_the_shipped_ones(fake_run, tmp_path):
+    # a snapshot packed with --out-root is scored in place: the shipped models are untouched
+    before = {n: zoo.metrics(n) for n in zoo.shipped()}
+    out = zoo.pack(fake_run[0], "probe", pair="en-es", n_average=1, out_root=tmp_path)
+    assert main(["models", "eval", str(out), "--max-utterances", "2", "--beams", "1"]) == 0
+    m = json.loads((out / "metrics.json").read_text())
+    assert sorted(m) == ["tst-COMMON/beam1", "tst-HE/beam1"]
+    assert all(r["n"] == 2 and sum(v["n"] for v in r["by_engine"].values()) == 2
+               for r in m.values())
+    assert "| tst-HE | greedy |" in (out / "card.md").read_text()
+    assert {n: zoo.metrics(n) for n in zoo.shipped()} == before
+    with pytest.raises(ValueError, match="neither a shipped model"):
+        zoo.evaluate(tmp_path / "nothing")

@@ -294,29 +294,35 @@ def offline_summary(predictions: list[str], references: list[str],
     return out
 
 
-def evaluate(name: str, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
+def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
              max_utterances: int | None = None, progress: bool = True) -> dict:
-    """Offline quality of a shipped model (greedy and beam; see :func:`offline_summary`),
-    written to metrics.json and the card."""
+    """Offline quality of a shipped model, or of a model packed elsewhere (a directory with
+    ``simul.json``, e.g. a snapshot packed with ``--out-root`` to compare training runs):
+    greedy and beam (see :func:`offline_summary`), written to the model's metrics.json and
+    card."""
     from simul import decode
     from simul.corpus import DEFAULT_ROOT, stats
 
-    model = load(name)
-    pair = json.loads((MODELS_DIR / name / "simul.json").read_text())["pair"]
+    out = Path(name) if (Path(name) / "simul.json").is_file() else MODELS_DIR / str(name)
+    if not (out / "simul.json").is_file():
+        raise ValueError(f"no model {name!r}: neither a shipped model "
+                         f"({', '.join(shipped())}) nor a packed directory with simul.json")
+    model = load(out)
+    pair = json.loads((out / "simul.json").read_text())["pair"]
     results = {}
     for split in splits:
         engines = stats.engines(DEFAULT_ROOT, pair, split)
         for beam in beams:
             recs = list(decode.offline_records(
-                model, model_name=name, pair=pair, split=split, beam=beam,
+                model, model_name=out.name, pair=pair, split=split, beam=beam,
                 max_utterances=max_utterances, progress=progress))
             timed = [r.elapsed[0] - r.source_length for r in recs if r.elapsed]
             results[f"{split}/beam{beam}"] = {
                 **offline_summary([r.prediction for r in recs], [r.reference for r in recs],
                                   [engines[r.index] for r in recs]),
                 "ms_per_utterance": round(sum(timed) / max(len(timed), 1), 1)}
-    (MODELS_DIR / name / "metrics.json").write_text(json.dumps(results, indent=1) + "\n")
-    write_card(name)
+    (out / "metrics.json").write_text(json.dumps(results, indent=1) + "\n")
+    write_card(out.name, root=out.parent)
     return results
 
 
