@@ -89,6 +89,17 @@ def test_scripted_traces_by_hand(policy, script, source_ms, trace):
     assert rec.units == [script.token_list[u] for u in script.target]
 
 
+def test_eos_while_reading_stops_the_hypothesis_when_asked():
+    # the first case above with on_eos="stop": EOS predicted after reading 900 ms ends it
+    audio = np.zeros(1500 * 16, np.float32)
+    script = ScriptedGreedy("abcdefg", eos_at=[900])
+    rec = simulate(script, WaitKCatchup(k=2, stride_ms=300, on_eos="stop"), segment(audio))
+    assert rec.trace == [(600, 0), (600, 1), (900, 0), (900, 0)]
+    assert rec.units == ["a"] and rec.delays == [900]  # the word ends at the last read
+    with pytest.raises(ValueError, match="on_eos"):
+        WaitKCatchup(on_eos="skip")
+
+
 # ------------------------------------------------------------------ tiny random models
 
 

@@ -10,8 +10,10 @@ target/source length ratio, r = 1.0 for English–German, so c = 0 there). A pos
 the policy write faster than it reads (⌊c·t⌋ steps are skipped), a negative c slower.
 
 Each decision writes one unit, the greedy continuation of the committed units over the
-prefix read. A predicted EOS (or the output-length cap of the prefix read) before the whole
-input is read writes nothing and reads one more stride; it never ends the hypothesis. Once
+prefix read. The paper is silent on an EOS predicted before the whole input is read;
+``on_eos`` chooses: ``"read"`` (default) writes nothing and reads one more stride, so EOS
+never ends the hypothesis early; ``"stop"`` ends the hypothesis there, as SimulEval's agents
+usually do. The output-length cap of the prefix read always reads one more stride. Once
 the input is read, decoding continues greedily to EOS or ESPnet's length cap (``maxlenratio``
 × encoder frames; 0: as many units as encoder frames), and that finishes. A policy whose
 first read covers the whole input (k·s ≥ |x| with c = 0) gives the offline greedy output.
@@ -58,10 +60,12 @@ class WaitKCatchup(Policy):
     catchup: float = 0.0  # c = r − 1; r = 1.0 for English–German in the paper
     maxlenratio: float = 0.0  # 0: ESPnet's cap, as many units as encoder frames
     reuse_state: bool = True
+    on_eos: str = "read"  # EOS while reading: "read" one more stride, or "stop" there
 
     def __post_init__(self):
         self.require(self.k >= 1, "k", "≥ 1")
         self.require(self.stride_ms > 0, "stride_ms", "> 0")
+        self.require(self.on_eos in ("read", "stop"), "on_eos", "'read' or 'stop'")
 
     def g_ms(self, t: int, source_ms: float) -> float:
         return g_ms(t, k=self.k, stride_ms=self.stride_ms, catchup=self.catchup,
@@ -81,6 +85,8 @@ class WaitKCatchup(Policy):
         hyp = model.greedy(view.encoded, view.units, max_new=1, maxlenratio=self.maxlenratio,
                            state=state)
         memo["state"] = hyp.resume
-        if not hyp.tokens:  # EOS (or the cap of this prefix) before the end: read on
+        if not hyp.tokens:  # EOS (or the cap of this prefix) before the end of the input
+            if hyp.ended and self.on_eos == "stop":
+                return Write((), finished=True)
             return Read(min(view.read_ms + self.stride_ms, view.source_ms))
         return Write(tuple(hyp.tokens))
