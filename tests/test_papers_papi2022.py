@@ -38,14 +38,28 @@ def test_spec_runs_both_detections_for_every_k_and_offline_greedy_and_beam():
     assert s["max_utterances"] == 7 and "corpus" not in s
     fixed, adaptive, offline = s["policies"]
     assert fixed["grid"] == {"k": [3, 5]} and adaptive["grid"] == {"k": [3, 5]}
+    # A.2: the Conformer used avoid_eos_while_reading with both detections
     assert fixed["fixed"] == {"detection": "fixed", "word_ms": 343.0, "chunk_ms": 343.0,
-                              "force_finish": True, "avoid_eos_while_reading": False}
+                              "force_finish": True, "avoid_eos_while_reading": True}
     assert adaptive["fixed"] == {"detection": "adaptive", "chunk_ms": 343.0,
                                  "force_finish": True, "avoid_eos_while_reading": True}
     assert offline == {"policy": "offline", "grid": {"beam": [1, 5]}}
     settings = sweep.expand(s["policies"], "spec")  # every setting builds a policy
     assert [x.policy for x in settings] == ["wait_k_words"] * 4 + ["offline"] * 2
-    assert p22.spec("m", "en-es", "tst-COMMON", "o", word_ms=280, corpus="/c")["corpus"] == "/c"
+    assert p22.spec("conformer_bpe_en-es", "en-es", "tst-COMMON", "o", word_ms=280,
+                    corpus="/c")["corpus"] == "/c"
+
+
+def test_fixed_detection_avoids_eos_as_the_paper_set_it_per_architecture():
+    # A.1: the Transformer's fixed detection without avoid_eos_while_reading ("it degrades")
+    fixed = p22.spec("transformer_bpe_en-es", "en-es", "tst-COMMON", "o",
+                     word_ms=280)["policies"][0]["fixed"]
+    assert fixed["avoid_eos_while_reading"] is False
+    assert p22.spec("transformer_bpe_en-es", "en-es", "tst-COMMON", "o", word_ms=280,
+                    avoid_eos_fixed=True)["policies"][0]["fixed"]["avoid_eos_while_reading"]
+    assert p22.encoder_type("conformer_bpe_en-es") == "conformer"
+    with pytest.raises(ValueError, match="no config.yaml"):
+        p22.encoder_type("/nonexistent/model")
 
 
 def row(model, detection, k, laal, bleu, *, ca=300.0, length_diff=0.0):

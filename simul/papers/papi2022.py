@@ -59,19 +59,43 @@ def corpus_word_ms(corpus: str | Path | None, pair: str, split: str) -> float:
     return mean_word_ms(load_list(corpus or DEFAULT_ROOT, pair, split, with_audio=False))
 
 
+def encoder_type(model: str) -> str:
+    """The encoder of a shipped model or an ESPnet model directory (its config.yaml)."""
+    import yaml
+
+    from simul.models.zoo import MODELS_DIR
+
+    directory = MODELS_DIR / model if (MODELS_DIR / model).is_dir() else Path(model)
+    config = directory / "config.yaml"
+    if not config.is_file():
+        raise ValueError(f"{model}: no config.yaml in {directory}")
+    return str(yaml.safe_load(config.read_text()).get("encoder", ""))
+
+
+def fixed_avoid_eos(model: str) -> bool:
+    """avoid_eos_while_reading with fixed word detection, as P22 set it per architecture:
+    off for the Transformer (A.1: "for the fixed we found that it degrades the
+    performance"), on for the Conformer (A.2: "force_finish … with the
+    avoid_eos_while_reading for both the word detection strategies"); other encoders follow
+    the Conformer, the paper's final setting."""
+    return encoder_type(model) != "transformer"
+
+
 def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=KS,
-         corpus=None, max_utterances=None) -> dict:
+         corpus=None, max_utterances=None, avoid_eos_fixed: bool | None = None) -> dict:
     """A sweep spec for one model: wait-k over words for every k in ``ks`` with fixed
-    detection (one word per ``word_ms``, no avoid_eos_while_reading — App. A.1: "for the fixed
-    we found that it degrades the performance") and adaptive detection (source CTC,
-    avoid_eos_while_reading), both with force_finish and a decision every ``word_ms``
-    (rounded to whole ms); offline greedy and beam 5."""
+    detection (one word per ``word_ms``; avoid_eos_while_reading as P22 set it for the
+    model's architecture, :func:`fixed_avoid_eos`, unless ``avoid_eos_fixed`` says) and
+    adaptive detection (source CTC, avoid_eos_while_reading), both with force_finish and a
+    decision every ``word_ms`` (rounded to whole ms); offline greedy and beam 5."""
     step = float(round(word_ms))
     common = {"chunk_ms": step, "force_finish": True}
+    if avoid_eos_fixed is None:
+        avoid_eos_fixed = fixed_avoid_eos(model)
     policies = [
         {"policy": "wait_k_words", "grid": {"k": list(ks)},
          "fixed": {"detection": "fixed", "word_ms": step, **common,
-                   "avoid_eos_while_reading": False}},
+                   "avoid_eos_while_reading": avoid_eos_fixed}},
         {"policy": "wait_k_words", "grid": {"k": list(ks)},
          "fixed": {"detection": "adaptive", **common, "avoid_eos_while_reading": True}},
         {"policy": "offline", "grid": {"beam": [1, 5]}},
