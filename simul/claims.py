@@ -1,23 +1,28 @@
-"""The papers' qualitative claims, checked on a run's numbers and reported honestly.
+"""The papers' claims, checked on a run's numbers as measurements and reported honestly.
 
-Each notebook ends with a table of claims (``claims.csv``/``.md`` next to its figures):
-the claim in the paper's words, whether it holds on this run, and the numbers behind it.
-The per-paper checks live in :mod:`simul.papers` (with ``KNOWN_GAPS``, the claims that do
-not hold on the full run and why); the test suite reads the saved tables (a quick run checks
-the claims that hold on a handful of utterances; the full run's claims are checked by
+Each notebook ends with a table of claims (``claims.csv``/``.md`` next to its figures): the
+claim in the paper's words, its verdict on this run — holds, contradicted, or undecided at
+this sample size — and the numbers behind it. The per-paper checks live in
+:mod:`simul.papers` (with ``KNOWN_GAPS``, the claims that the full run contradicts and why);
+the test suite reads the saved tables (a quick run fails on a contradicted claim that a
+handful of utterances can decide; the full run's claims are checked by
 ``tests/test_reproduce_full.py``, run by ``make reproduce``).
 
-:class:`Evidence` is a claim as a measurement: the effect of B over A on the same segments,
-its 95 % interval from a paired bootstrap (:func:`bleu_difference` for corpus BLEU,
-:func:`mean_difference` for sentence-level latency), and a verdict: holds, contradicted, or
-undecided at this sample size.
+:class:`Evidence` is a claim as a measurement: an effect (B − A, or any statistic of several
+settings), its 95 % interval from a paired bootstrap over the segments, and the verdict.
+:func:`bleu_difference` and :func:`mean_difference` compare two systems' outputs;
+:func:`bootstrap` (or :func:`evaluate`) takes rows of a sweep summary and a statistic of
+them — :func:`difference`, :func:`weakest_step`, a :func:`curve_gap` at matched latency —
+and recomputes it on resamples of the segments, every setting on the same resample
+(:class:`Segments` rescore BLEU and latency from the records).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,17 +31,52 @@ import pandas as pd
 
 @dataclass(frozen=True)
 class Claim:
-    id: str  # e.g. "N21-1"
+    """A paper's claim as it came out on a run. A claim about quality or latency carries its
+    :class:`Evidence` (effect, 95 % interval, n; build it with :meth:`measured`), and its
+    verdict is the evidence's; a claim about a property of every setting (e.g. CA ≥ NCA)
+    has none, and holds or is contradicted."""
+    id: str  # e.g. "N21-AL-k"
     text: str  # the claim, as the paper makes it
-    holds: bool
+    holds: bool  # the verdict is "holds"
     detail: str  # the numbers it was decided on
     needs_full_run: bool = False  # too few utterances in a quick run to decide it
+    evidence: Evidence | None = None
+
+    @property
+    def verdict(self) -> str:
+        """"holds", "contradicted" or "undecided" (only a claim with evidence can be)."""
+        if self.evidence is not None:
+            return self.evidence.verdict
+        return "holds" if self.holds else "contradicted"
+
+    @classmethod
+    def measured(cls, id: str, text: str, evidence: Evidence, detail: str = "", *,
+                 needs_full_run: bool = False) -> Claim:
+        """A claim decided by ``evidence``; ``detail`` adds the numbers behind the effect."""
+        return cls(id, text, evidence.verdict == "holds", detail, needs_full_run, evidence)
+
+
+REPORT_COLUMNS = ("id", "text", "verdict", "effect", "low", "high", "n", "needs_more",
+                  "holds", "detail", "needs_full_run")
+"""A claims table's columns: ``effect`` (low, high) is B − A with its 95 % interval on ``n``
+segments, ``needs_more`` the segments an undecided claim would need (empty otherwise)."""
+
+
+def _row(claim: Claim) -> dict:
+    e = claim.evidence
+    return {"id": claim.id, "text": claim.text, "verdict": claim.verdict,
+            "effect": e.effect if e else math.nan, "low": e.low if e else math.nan,
+            "high": e.high if e else math.nan, "n": e.n if e else pd.NA,
+            "needs_more": (e.segments_needed() if e else None) or pd.NA,
+            "holds": claim.verdict == "holds", "detail": claim.detail,
+            "needs_full_run": claim.needs_full_run}
 
 
 def report(claims: Sequence[Claim], out_dir: str | Path | None = None) -> pd.DataFrame:
-    """The claims as a table; saved as ``claims.csv`` and ``claims.md`` under ``out_dir``."""
-    columns = [f.name for f in fields(Claim)]  # kept when no claim could be checked
-    table = pd.DataFrame([asdict(c) for c in claims], columns=columns)
+    """The claims as a table (:data:`REPORT_COLUMNS`); saved as ``claims.csv`` and
+    ``claims.md`` under ``out_dir``."""
+    table = pd.DataFrame([_row(c) for c in claims], columns=list(REPORT_COLUMNS))
+    table[["n", "needs_more"]] = table[["n", "needs_more"]].astype("Int64")
     if out_dir is not None:
         from simul.tables import save
 
@@ -114,13 +154,15 @@ class Evidence:
     def segments_needed(self) -> int | None:
         """For an undecided claim, about how many segments would make the interval exclude
         0 if the effect stayed as measured (the half-width shrinks as 1/√n); None when the
-        effect is 0 or the claim is decided."""
-        if self.verdict != "undecided" or self.effect == 0:
-            return None
+        effect is 0 or NaN (nothing to compare) or the claim is decided."""
+        if self.verdict != "undecided" or self.n == 0 or not abs(self.effect) > 0:
+            return None  # decided, no segments, or an effect of 0 or NaN
         half = (self.high - self.low) / 2
         return math.ceil(self.n * (half / abs(self.effect)) ** 2)
 
     def text(self, digits: int = 1) -> str:
+        if self.n == 0:
+            return f"{self.effect:+.{digits}f} (point estimate, no segments): {self.verdict}"
         return (f"{self.effect:+.{digits}f} [{self.low:+.{digits}f}, {self.high:+.{digits}f}], "
                 f"n={self.n}: {self.verdict}")
 
@@ -151,25 +193,176 @@ def mean_difference(a: Sequence[float], b: Sequence[float], *, claimed: str,
     return Evidence(float(diff.mean()), float(low), float(high), len(diff), _claimed(claimed))
 
 
+def _bleu_stats(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    """sacrebleu's BLEU (13a) sufficient statistics per segment: (segments, statistics)."""
+    from sacrebleu.metrics import BLEU
+
+    return np.asarray(BLEU()._extract_corpus_statistics(list(hypotheses), [list(references)]),
+                      dtype=float).reshape(len(hypotheses), -1)
+
+
+def _bleu(stats: np.ndarray) -> float:
+    """Corpus BLEU from summed sufficient statistics, as sacrebleu's ``corpus_score``."""
+    from sacrebleu.metrics import BLEU
+
+    return BLEU()._compute_score_from_stats(list(stats)).score
+
+
 def bleu_difference(hyps_a: Sequence[str], hyps_b: Sequence[str], refs: Sequence[str], *,
                     claimed: str, resamples: int = 1000, seed: int = 0) -> Evidence:
     """Paired bootstrap of corpus BLEU(B) − BLEU(A), as sacrebleu's paired bootstrap
     resamples (Koehn 2004): segment-level BLEU sufficient statistics summed over the same
     resampled segments for both systems, then scored; sacrebleu's default BLEU (13a)."""
-    from sacrebleu.metrics import BLEU
-
     if not len(hyps_a) == len(hyps_b) == len(refs):
         raise ValueError(f"{len(hyps_a)} and {len(hyps_b)} hypotheses for {len(refs)} "
                          "references: one of each per segment")
-    bleu = BLEU()
-    stats = [np.asarray(bleu._extract_corpus_statistics(list(h), [list(refs)]), dtype=float)
-             for h in (hyps_a, hyps_b)]
-
-    def score(s: np.ndarray) -> float:
-        return bleu._compute_score_from_stats(list(s)).score
-
-    effect = score(stats[1].sum(axis=0)) - score(stats[0].sum(axis=0))
-    diffs = [score(stats[1][idx].sum(axis=0)) - score(stats[0][idx].sum(axis=0))
+    stats = [_bleu_stats(h, refs) for h in (hyps_a, hyps_b)]
+    effect = _bleu(stats[1].sum(axis=0)) - _bleu(stats[0].sum(axis=0))
+    diffs = [_bleu(stats[1][idx].sum(axis=0)) - _bleu(stats[0][idx].sum(axis=0))
              for idx in _resamples(len(refs), resamples, seed)]
     low, high = np.percentile(diffs, [2.5, 97.5])
     return Evidence(effect, float(low), float(high), len(refs), _claimed(claimed))
+
+
+# --- Evidence from a sweep: any statistic of several settings, bootstrapped over segments --
+
+class Segments:
+    """The per-segment scores behind some rows of a sweep summary (settings decoded on the
+    same segments), so that their corpus scores can be recomputed on any resample of the
+    segments: BLEU from summed sufficient statistics, each latency metric in ``metrics``
+    (``"AL"``, ``"LAAL_CA"``, …) as the mean of its sentence scores over the segments with an
+    output word, as :func:`simul.metrics.score.score_records` computes them.
+
+    ``rows`` need a ``records`` column (the path of each setting's records, as
+    :func:`simul.sweep.run` and :func:`simul.sweep.read_summary` give it)."""
+
+    def __init__(self, rows: pd.DataFrame, metrics: Sequence[str] = ("AL",)):
+        from simul.metrics.latency import sentence_latency
+        from simul.metrics.score import reference_length
+        from simul.records import read
+
+        if rows.empty:
+            raise ValueError("no summary rows to compare")
+        self.rows = rows.reset_index(drop=True)
+        self.metrics = tuple(metrics)
+        records = [read(path) for path in self.rows.records]
+        ids = [r.segment_id or str(r.index) for r in records[0]]
+        for path, recs in zip(self.rows.records, records, strict=True):
+            if [r.segment_id or str(r.index) for r in recs] != ids:
+                raise ValueError(f"{path}: not the segments of {self.rows.records[0]}; "
+                                 "compare settings decoded on the same segments (one split)")
+        self.n = len(ids)
+        refs = [r.reference for r in records[0]]
+        self.bleu = np.stack([_bleu_stats([r.prediction for r in recs], refs)
+                              for recs in records])  # (settings, segments, statistics)
+
+        def sentence(metric: str, r) -> float:
+            if not r.delays:
+                return math.nan  # left out of the mean, as SimulEval does
+            name, aware = metric.removesuffix("_CA"), metric.endswith("_CA")
+            return sentence_latency(name, r.delays, r.source_length,
+                                    reference_length(r.reference), r.elapsed if aware else None)
+
+        self.latency = {m: np.array([[sentence(m, r) for r in recs] for recs in records])
+                        for m in self.metrics}  # metric → (settings, segments)
+
+    def scores(self, segments: np.ndarray | None = None) -> pd.DataFrame:
+        """The rows with BLEU and the latency metrics recomputed on ``segments`` (indices,
+        repeats allowed; all segments when None)."""
+        idx = np.arange(self.n) if segments is None else segments
+        out = self.rows.copy()
+        out["BLEU"] = [_bleu(s) for s in self.bleu[:, idx].sum(axis=1)]
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a resample with no output word
+            for metric, values in self.latency.items():
+                out[metric] = np.nanmean(values[:, idx], axis=1)
+        return out
+
+
+def bootstrap(rows: pd.DataFrame | Segments, statistic: Callable[[pd.DataFrame], float], *,
+              claimed: str, metrics: Sequence[str] = ("AL",), resamples: int = 1000,
+              seed: int = 0) -> Evidence:
+    """Evidence for a claim that ``statistic`` of some settings is ``claimed`` ("greater" or
+    "less") than 0. ``statistic`` maps the rows (with BLEU and ``metrics`` as columns) to a
+    number, e.g. a BLEU difference between two settings, the smallest AL step along a grid
+    or a mean curve gap; it is computed on all segments (the effect) and on ``resamples``
+    resamples of the segments, the same for every setting (the 95 % percentile interval).
+    A statistic that is NaN on a resample (e.g. no common latency range) leaves it out; one
+    that is NaN on all segments decides nothing (undecided, NaN effect)."""
+    data = rows if isinstance(rows, Segments) else Segments(rows, metrics)
+    effect = float(statistic(data.scores()))
+    if math.isnan(effect):
+        return Evidence(math.nan, math.nan, math.nan, data.n, _claimed(claimed))
+    values = np.array([statistic(data.scores(idx))
+                       for idx in _resamples(data.n, resamples, seed)], dtype=float)
+    values = values[~np.isnan(values)]
+    low, high = np.percentile(values, [2.5, 97.5]) if len(values) else (math.nan, math.nan)
+    return Evidence(effect, float(low), float(high), data.n, _claimed(claimed))
+
+
+def difference(a: pd.Series | dict, b: pd.Series | dict, metric: str = "BLEU"
+               ) -> Callable[[pd.DataFrame], float]:
+    """A statistic for :func:`bootstrap`: ``metric`` of setting B − that of setting A, each
+    picked from the rows by its ``setting`` (and ``model``, ``split``) column."""
+    keys = ("model", "split", "setting")
+
+    def pick(rows: pd.DataFrame, which) -> float:
+        mask = np.ones(len(rows), dtype=bool)
+        for k in keys:
+            if k in rows and k in which:
+                mask &= (rows[k] == which[k]).to_numpy()
+        if mask.sum() != 1:
+            raise ValueError(f"{dict((k, which[k]) for k in keys if k in which)}: "
+                             f"{int(mask.sum())} rows match, not one")
+        return float(rows.loc[mask, metric].iloc[0])
+
+    return lambda rows: pick(rows, b) - pick(rows, a)
+
+
+def weakest_step(*, by: str | Sequence[str], along: str, metric: str = "AL",
+                 increasing: bool = True) -> Callable[[pd.DataFrame], float]:
+    """A statistic for :func:`bootstrap` on "``metric`` grows (or falls) with ``along``, at
+    every value of ``by``": over the groups of ``by`` with two or more values of ``along``,
+    the smallest change of ``metric`` from one value of ``along`` to the next (claim it
+    "greater" than 0), or the largest (claim it "less", for ``increasing=False``)."""
+    def statistic(rows: pd.DataFrame) -> float:
+        steps = []
+        for _, group in rows.groupby(by):
+            values = group.sort_values(along)[metric].to_numpy()
+            steps.extend(np.diff(values))
+        if not steps:
+            return math.nan
+        return float(min(steps) if increasing else max(steps))
+
+    return statistic
+
+
+def evaluate(rows: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], *, claimed: str,
+             metrics: Sequence[str] = ("AL",), resamples: int = 1000,
+             seed: int = 0) -> Evidence:
+    """:func:`bootstrap` over the segments when ``rows`` carry their records (a sweep's
+    summary does); on a summary without them (hand-made tables, the tests of a paper's
+    claim logic) the statistic of the rows as they are, as a point estimate: a zero-width
+    interval on ``n = 0`` segments."""
+    if "records" in rows:
+        return bootstrap(rows, statistic, claimed=claimed, metrics=metrics,
+                         resamples=resamples, seed=seed)
+    effect = float(statistic(rows))
+    return Evidence(effect, effect, effect, 0, _claimed(claimed))
+
+
+def curve_gap(a: pd.DataFrame, b: pd.DataFrame, *, x: str = "AL", y: str = "BLEU",
+              points: int = 101, min_x: float = -math.inf) -> float:
+    """Mean of curve ``a`` minus curve ``b`` (``y`` as a piecewise-linear function of ``x``,
+    points sorted by ``x``) over the ``x`` range both cover from ``min_x`` on: the
+    comparison of two quality–latency curves at matched latency. NaN when they do not
+    overlap there."""
+    a, b = a.dropna(subset=[x, y]).sort_values(x), b.dropna(subset=[x, y]).sort_values(x)
+    if not len(a) or not len(b):
+        return math.nan
+    lo, hi = max(a[x].min(), b[x].min(), min_x), min(a[x].max(), b[x].max())
+    if lo > hi:
+        return math.nan
+    grid = np.linspace(lo, hi, points) if hi > lo else np.array([lo])
+    diff = np.interp(grid, a[x], a[y]) - np.interp(grid, b[x], b[y])
+    return float(diff.mean())

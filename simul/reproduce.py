@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = REPO / "notebooks"
 FIGURES_DIR = REPO / "figures"
@@ -182,4 +184,36 @@ def main_reproduce(only: list[str] | None, *, quick: bool, figures_dir: str | No
         jobs=jobs)
     print(f"done in {(time.perf_counter() - t0) / 60:.1f} min: executed notebooks in "
           f"{executed_dir or EXECUTED_DIR}, figures and tables in {figures_dir or FIGURES_DIR}")
+    table = claims_summary(figures_dir or FIGURES_DIR, only)
+    if not table.empty:
+        with pd.option_context("display.width", 200, "display.max_rows", 500,
+                               "display.max_colwidth", 70):
+            print(f"\nThe papers' claims on this run ({verdict_counts(table)}):")
+            print(table.to_string(index=False))
     return 0
+
+
+def claims_summary(figures_dir: str | Path = FIGURES_DIR,
+                   only: list[str] | None = None) -> pd.DataFrame:
+    """Every saved claim of the ``only`` notebooks (all by default): notebook, id, verdict,
+    effect [95 % interval] on n segments, the segments an undecided claim would need."""
+    rows = []
+    for nb in notebooks(only):
+        path = Path(figures_dir) / nb.name / "claims.csv"
+        if not path.is_file() or path.stat().st_size <= 1:
+            continue
+        for r in pd.read_csv(path).itertuples():
+            measured = not pd.isna(r.effect)
+            rows.append({"notebook": nb.name, "claim": r.id, "verdict": r.verdict,
+                         "effect [95 % interval]": f"{r.effect:+.1f} [{r.low:+.1f}, "
+                         f"{r.high:+.1f}]" if measured else "",
+                         "n": int(r.n) if measured else "",
+                         "needs n": "" if pd.isna(r.needs_more) else int(r.needs_more)})
+    return pd.DataFrame(rows)
+
+
+def verdict_counts(table: pd.DataFrame) -> str:
+    """"12 hold, 3 contradicted, 9 undecided"."""
+    counts = table.verdict.value_counts()
+    return (f"{counts.get('holds', 0)} hold, {counts.get('contradicted', 0)} contradicted, "
+            f"{counts.get('undecided', 0)} undecided")

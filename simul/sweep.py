@@ -23,9 +23,10 @@ a prefix, identical decoder calls), then writes
 
 - ``records/<model>/<split>/<policy>/<setting>.jsonl`` — one record per utterance;
 - ``summary.csv`` — one row per (model, split, policy, setting): its parameters
-  (``param_<name>``), every metric of ``simul score`` (its ``n`` named ``utterances``) and
-  provenance (simul version, git commit, model and corpus checksums,
-  sacrebleu signature, machine);
+  (``param_<name>``), every metric of ``simul score`` (its ``n`` named ``utterances``),
+  ``records`` (the path of its records, relative to the output; :func:`run` and
+  :func:`read_summary` return it absolute) and provenance (simul version, git commit, model
+  and corpus checksums, sacrebleu signature, machine);
 - ``journal/<model>/<split>.jsonl`` — the work done, one line per utterance, appended and
   flushed as each utterance completes. A sweep killed at any point and started again
   with the same spec skips what the journal holds (a torn last line is cut off);
@@ -563,6 +564,13 @@ def _summarize(spec: Spec, jobs: list[_Job], fingerprint: dict) -> pd.DataFrame:
     tmp = spec.output / ".summary.csv.tmp"
     table.to_csv(tmp, index=False)
     tmp.replace(spec.output / "summary.csv")
+    return _located(table, spec.output)
+
+
+def _located(table: pd.DataFrame, output: Path) -> pd.DataFrame:
+    """The summary with its ``records`` paths made absolute (``summary.csv`` keeps them
+    relative to the sweep's output, which can move)."""
+    table["records"] = [str((Path(output) / p).resolve()) for p in table["records"]]
     return table
 
 
@@ -573,11 +581,11 @@ def _renamed(scores: dict) -> dict:
 
 
 def read_summary(output: str | Path) -> pd.DataFrame:
-    """The summary table of a finished sweep."""
+    """The summary table of a finished sweep (``records``: each setting's records, absolute)."""
     path = Path(output) / "summary.csv"
     if not path.is_file():
         raise SweepError(f"{path}: no summary — the sweep has not finished")
-    return pd.read_csv(path)
+    return _located(pd.read_csv(path), Path(output))
 
 
 def main_sweep(spec_path: str, *, force: bool = False, workers: int | None = None,

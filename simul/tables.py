@@ -57,3 +57,18 @@ def best_per_bucket(summary: pd.DataFrame, *, latency: str = "AL", quality: str 
     keys = [*by, "bucket_ms"]
     best = df.loc[df.groupby(keys, sort=True)[quality].idxmax()]
     return best.sort_values(keys).reset_index(drop=True)
+
+
+def pareto_front(summary: pd.DataFrame, *, x: str = "LAAL", y: str = "BLEU",
+                 by=("model", "policy")) -> pd.DataFrame:
+    """The rows no other row of the same ``by`` group dominates (x no larger and y no
+    smaller, one of them strictly), sorted by group and x; rows without x or y are dropped.
+    Equal points are all kept."""
+    df = summary.dropna(subset=[x, y])
+    keep = []
+    for _, g in df.groupby(list(by), sort=False):
+        for i, row in g.iterrows():
+            better = (g[x] <= row[x]) & (g[y] >= row[y]) & ((g[x] < row[x]) | (g[y] > row[y]))
+            if not better.any():
+                keep.append(i)
+    return df.loc[keep].sort_values([*by, x], kind="stable").reset_index(drop=True)

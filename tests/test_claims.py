@@ -1,5 +1,7 @@
 """Claims as evidence: paired bootstrap effects, 95 % intervals and three-valued verdicts."""
 
+import math
+
 import pytest
 
 from simul.claims import Evidence, bleu_difference, mean_difference
@@ -68,3 +70,121 @@ def test_bad_input_is_refused():
         mean_difference([1, 2], [2, 3], claimed="bigger")
     with pytest.raises(ValueError, match="at least 2 segments"):
         mean_difference([1], [2], claimed="greater")
+
+
+# --- bootstrap over sweep rows: hand-made records of three settings on three segments ---
+
+SOURCE_MS = [1000.0, 2000.0, 4000.0]
+SENTENCES = ["el gato come pan", "mi perro bebe agua", "los niños leen libros"]
+
+
+def _setting(tmp_path, name, fraction, predictions=SENTENCES):
+    """Records whose four words are all written at ``fraction`` of the source. By hand,
+    SimulEval's AL with |Y*| = 4: all at the end (fraction 1) stops at the first word, AL =
+    |X|; all at d < |X|: AL = d − (0 + 1 + 2 + 3)/4 · |X|/4 = d − 3|X|/8."""
+    from simul.records import Record, write
+
+    records = [Record(index=i, prediction=p, delays=[fraction * ms] * 4, elapsed=[],
+                      prediction_length=4, reference=ref, source_length=ms, source=[],
+                      segment_id=f"seg{i}")
+               for i, (p, ref, ms) in enumerate(zip(predictions, SENTENCES, SOURCE_MS,
+                                                    strict=True))]
+    return str(write(records, tmp_path / f"{name}.jsonl"))
+
+
+@pytest.fixture
+def rows(tmp_path):
+    import pandas as pd
+
+    wrong = ["uno dos tres cuatro"] * 3
+    return pd.DataFrame([
+        {"setting": "early", "param_k": 1, "param_s": 0, "records": _setting(tmp_path, "e", 0.5)},
+        {"setting": "mid", "param_k": 2, "param_s": 0, "records": _setting(tmp_path, "m", 0.75)},
+        {"setting": "late", "param_k": 3, "param_s": 0, "records": _setting(tmp_path, "l", 1.0)},
+        {"setting": "wrong", "param_k": 4, "param_s": 1,
+         "records": _setting(tmp_path, "w", 1.0, wrong)}])
+
+
+def test_segments_rescore_the_rows_as_score_records_does(rows):
+    from simul.claims import Segments
+    from simul.metrics.score import score_records
+    from simul.records import read
+
+    scores = Segments(rows, metrics=("AL", "LAAL")).scores()
+    for row in scores.itertuples():
+        ref = score_records(read(row.records))
+        assert (row.BLEU, row.AL, row.LAAL) == pytest.approx((ref["BLEU"], ref["AL"],
+                                                              ref["LAAL"]))
+    # AL by hand: |X|/8 at half the source, 3|X|/8 at three quarters, |X| at the end
+    assert scores.AL.tolist()[:3] == pytest.approx([7000 / 24, 21000 / 24, 7000 / 3])
+    assert scores.BLEU.tolist() == pytest.approx([100.0, 100.0, 100.0, 0.0])
+
+
+def test_bootstrap_of_a_difference_between_two_settings(rows):
+    from simul.claims import bootstrap, difference
+
+    e = bootstrap(rows, difference({"setting": "early"}, {"setting": "late"}, "AL"),
+                  claimed="greater")
+    # late − early = 7|X|/8 per segment: 875, 1750, 3500 ms; every resample's mean lies
+    # between the smallest and the largest
+    assert e.effect == pytest.approx((875 + 1750 + 3500) / 3) and e.n == 3
+    assert 875 <= e.low <= e.effect <= e.high <= 3500 and e.verdict == "holds"
+    e = bootstrap(rows, difference({"setting": "late"}, {"setting": "wrong"}), claimed="greater")
+    assert (e.effect, e.low, e.high) == pytest.approx((-100.0, -100.0, -100.0))
+    assert e.verdict == "contradicted"
+
+
+def test_weakest_step_along_a_grid(rows):
+    from simul.claims import bootstrap, weakest_step
+
+    grid = rows[rows.setting != "wrong"]
+    # AL steps from k=1 to 2 and 2 to 3: |X|/4 and 5|X|/8 per segment; the smallest is the
+    # first, mean |X| / 4 = 583.3 ms on the full sample
+    e = bootstrap(grid, weakest_step(by="param_s", along="param_k"), claimed="greater")
+    assert e.effect == pytest.approx(7000 / 3 / 4) and e.verdict == "holds"
+    e = bootstrap(grid, weakest_step(by="param_s", along="param_k", increasing=False),
+                  claimed="less")
+    assert e.effect == pytest.approx(7000 / 3 * 5 / 8) and e.verdict == "contradicted"
+
+
+def test_settings_on_other_segments_are_refused(rows, tmp_path):
+    from simul.claims import Segments
+    from simul.records import Record, write
+
+    other = write([Record(index=0, prediction="a", delays=[10.0], elapsed=[],
+                          prediction_length=1, reference="a", source_length=100.0, source=[],
+                          segment_id="elsewhere")], tmp_path / "other.jsonl")
+    bad = rows.copy()
+    bad.loc[3, "records"] = str(other)
+    with pytest.raises(ValueError, match="other.jsonl: not the segments"):
+        Segments(bad)
+
+
+def test_claims_table_has_verdicts(tmp_path):
+    from simul.claims import Claim, Evidence, report
+
+    table = report([Claim.measured("X-1", "B beats A", Evidence(2.0, -1.0, 5.0, 40, "greater")),
+                    Claim("X-2", "CA ≥ NCA everywhere", False, "one setting below")], tmp_path)
+    assert table.verdict.tolist() == ["undecided", "contradicted"]
+    assert table.holds.tolist() == [False, False]
+    # half-width 3 for an effect of 2: 40 · (3/2)² = 90 segments would decide it
+    assert table.needs_more.tolist()[0] == 90 and table.n.tolist()[0] == 40
+    assert (tmp_path / "claims.csv").is_file()
+
+
+def test_curve_gap_from_a_latency_on():
+    import pandas as pd
+
+    from simul.claims import curve_gap
+
+    a = pd.DataFrame({"AL": [0, 100], "BLEU": [10.0, 20.0]})
+    b = pd.DataFrame({"AL": [0, 100], "BLEU": [10.0, 10.0]})
+    # a − b grows linearly 0 → 10: mean 5 over 0–100 ms, 7.5 over 50–100 ms
+    assert curve_gap(a, b) == pytest.approx(5.0)
+    assert curve_gap(a, b, min_x=50) == pytest.approx(7.5)
+    assert math.isnan(curve_gap(a, b, min_x=150))
+
+
+def test_nothing_to_compare_is_undecided():
+    e = Evidence(math.nan, math.nan, math.nan, 40, "greater")
+    assert e.verdict == "undecided" and e.segments_needed() is None

@@ -59,8 +59,9 @@ def test_table6_settings_leave_out_k_0_and_stride_0():
 
 def test_spec_lists_each_setting_once():
     spec = han2020.spec(["m"], "en-es", ["tst-COMMON"], "out", trained=[(3, 400)], ks=[3],
-                        strides_ms=[300, 400], catchups=[0.0, 0.5], max_utterances=7)
-    policy, offline = spec["policies"]
+                        strides_ms=[300, 400], catchups=[0.0, 0.5], max_utterances=7,
+                        on_eos_settings=[(3, 300, 0.5), (2, 200, 0.5)])
+    policy, stop, offline = spec["policies"]
     assert offline == {"policy": "offline"}
     assert policy["settings"] == [
         {"k": 3, "stride_ms": 400.0, "catchup": 0.0},   # Table 6: kt/st
@@ -68,9 +69,23 @@ def test_spec_lists_each_setting_once():
         {"k": 3, "stride_ms": 300.0, "catchup": 0.0},   # kt/st − 100, also in the grid
         {"k": 3, "stride_ms": 300.0, "catchup": 0.5},
         {"k": 3, "stride_ms": 400.0, "catchup": 0.5},
+        {"k": 2, "stride_ms": 200.0, "catchup": 0.5},   # on_eos: read, beside its stop twin
     ]
+    assert stop == {"policy": "wait_k_catchup", "fixed": {"on_eos": "stop"},
+                    "settings": [{"k": 3, "stride_ms": 300.0, "catchup": 0.5},
+                                 {"k": 2, "stride_ms": 200.0, "catchup": 0.5}]}
     assert spec["max_utterances"] == 7 and "corpus" not in spec
-    assert len(expand(spec["policies"], "spec")) == 6  # no setting repeats
+    assert len(expand(spec["policies"], "spec")) == 6 + 2 + 1  # no setting repeats
+
+
+def test_on_eos_table_compares_the_two_rules_and_tables_use_read():
+    table = summary()
+    stop = table[(table.param_k == 3) & (table.param_stride_ms == 300.0)
+                 & (table.param_catchup == 0.5)].assign(param_on_eos="stop", BLEU=11.0, AL=400.0)
+    both = pd.concat([table, stop], ignore_index=True)
+    t = han2020.on_eos_table(both)
+    assert t.values.tolist() == [[3, 300.0, 0.5, 12.5, 850.0, 11.0, 400.0]]
+    assert len(han2020.settings(both)) == len(ROWS)  # the "stop" twin is left out
 
 
 def test_default_spec_expands():
@@ -78,8 +93,8 @@ def test_default_spec_expands():
     assert spec["corpus"] == "/data/mustc"
     # Table 6: 15 cells, 3/300 and 4/800 twice → 13 distinct (c = 0); the grid
     # 4 k × 5 s × 3 c = 60 holds 8 of them (2/300 3/300 3/200 2/400 3/400 3/800 4/800
-    # 5/800); offline
-    assert len(expand(spec["policies"], "spec")) == 13 + 60 - 8 + 1
+    # 5/800); 2/200/c=0.5 (in the grid) again with on_eos=stop; offline
+    assert len(expand(spec["policies"], "spec")) == 13 + 60 - 8 + 1 + 1
 
 
 def test_table6_layout():
@@ -126,21 +141,33 @@ def test_catchup_table_keeps_the_k_s_decoded_with_every_c():
 
 def test_claims_on_the_hand_made_summary():
     found = by_id(han2020.claims(summary(), TRAINED, {"low": 1000, "medium": 2000}))
-    assert list(found) == ["H20-AL-k", "H20-AL-s", "H20-AL-c", "H20-table6", "H20-regimes"]
+    assert list(found) == ["H20-AL-k", "H20-AL-s", "H20-table6", "H20-regimes"]
     assert all(c.holds for c in found.values()), [c for c in found.values() if not c.holds]
-    assert found["H20-AL-k"].detail == "4 groups, all monotone"
-    assert found["H20-AL-s"].detail == "4 groups, all monotone"
-    assert found["H20-AL-c"].detail == "4 groups, all monotone"
+    # at the paper's c = 0: AL from k=2 to 3 rises 300 (s 300) and 400 (s 400) ms
+    assert found["H20-AL-k"].detail == "2 groups, all monotone"
+    assert found["H20-AL-k"].evidence.effect == 300.0
+    assert found["H20-AL-s"].detail == "2 groups, all monotone"
     assert found["H20-table6"].detail == "4 smaller decodes, none above its (kt, st)"
+    # 3/300 − 2/300 = 3.0, 3/300 − 3/200 = 3.5, 3/400 − 2/400 = 4.0, 3/400 − 3/300 = 3.0
+    assert found["H20-table6"].evidence.effect == 3.0
     assert found["H20-regimes"].detail == "low (≤ 1000 ms) 13.0, medium (≤ 2000 ms) 16.0"
     assert {c.id for c in found.values() if c.needs_full_run} == {"H20-table6", "H20-regimes"}
 
 
+def test_latency_claims_use_the_papers_catchup():
+    # a dip along k at c = 0.5 counts only when the claims are checked at c = 0.5
+    changed = summary({(3, 300.0, 0.5): {"AL": 450.0}})
+    assert by_id(han2020.claims(changed, TRAINED))["H20-AL-k"].holds
+    claim = by_id(han2020.claims(changed, TRAINED, catchup=0.4))["H20-AL-k"]
+    assert claim.verdict == "contradicted" and "c = 0.5" in claim.text
+    assert han2020.paper_catchup(0.98) == 0.0 and han2020.paper_catchup(1.25) == 0.25
+
+
 def test_regimes_claim_needs_the_extra_latency_to_buy_bleu():
-    # with the task's bounds, the high regime's best is the medium one's (16.0): no gain
+    # with the paper's bounds, the high regime's best is the medium one's (16.0): no gain
     claim = by_id(han2020.claims(summary(), TRAINED))["H20-regimes"]
     assert not claim.holds
-    assert claim.detail.endswith("medium (≤ 2000 ms) 16.0, high (≤ 4000 ms) 16.0")
+    assert claim.detail.endswith("medium (≤ 1940.67 ms) 16.0, high (≤ 4020.97 ms) 16.0")
 
 
 def test_regimes_claim_fails_when_a_regime_is_empty():
@@ -150,14 +177,13 @@ def test_regimes_claim_fails_when_a_regime_is_empty():
 
 
 @pytest.mark.parametrize("changes, failing, detail", [
-    ({(3, 300.0, 0.0): {"AL": 550.0}}, "H20-AL-k", "{'s': 300.0, 'c': 0.0}: AL 600, 550"),
-    ({(2, 400.0, 0.0): {"AL": 590.0}}, "H20-AL-s", "{'k': 2, 'c': 0.0}: AL 600, 590"),
-    ({(2, 300.0, 0.5): {"AL": 610.0}}, "H20-AL-c", "{'k': 2, 's': 300.0}: AL 600, 610"),
+    ({(3, 300.0, 0.0): {"AL": 550.0}}, "H20-AL-k", "{'s': 300.0}: AL 600, 550"),
+    ({(2, 400.0, 0.0): {"AL": 590.0}}, "H20-AL-s", "{'k': 2}: AL 600, 590"),
     ({(2, 400.0, 0.0): {"BLEU": 16.5}}, "H20-table6", "2/400: 16.5 > 3/400: 16.0"),
 ])
 def test_each_claim_fails_when_its_numbers_say_so(changes, failing, detail):
     claim = by_id(han2020.claims(summary(changes), TRAINED, {"low": 1000}))[failing]
-    assert not claim.holds
+    assert claim.verdict == "contradicted"
     assert claim.detail == detail
 
 

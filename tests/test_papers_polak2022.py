@@ -5,6 +5,7 @@ import math
 import pandas as pd
 import pytest
 
+from simul.claims import curve_gap
 from simul.papers import polak2022 as k22
 from simul.records import Record
 from simul.records import write as write_records
@@ -180,7 +181,7 @@ def test_regimes_best_bleu_within_each_limit():
 ])
 def test_curve_gap(a, b, gap):
     frame = lambda pts: pd.DataFrame(pts, columns=["AL", "BLEU"])  # noqa: E731
-    got = k22.curve_gap(frame(a), frame(b))
+    got = curve_gap(frame(a), frame(b))
     assert got == pytest.approx(gap, nan_ok=True)
 
 
@@ -236,10 +237,17 @@ def test_claims_fail_where_the_numbers_say_so():
 
 def test_negative_al_claim_uses_the_utterances():
     utts = k22.negative_utterances({"a": k22.utterance_al(hand_records())})
-    found = by_id(k22.claims(paper_like(), utts))
-    assert found["K22-AL-negative-long"].holds
-    utts.loc[0, "of which |Y| > |Y*|"] = 0
-    assert not by_id(k22.claims(paper_like(), utts))["K22-AL-negative-long"].holds
+    claim = by_id(k22.claims(paper_like(), utts))["K22-AL-negative-long"]
+    # one negative-AL decode (longer than its reference) cannot show a tendency
+    assert claim.verdict == "undecided" and claim.detail.startswith("1 utterance decodes")
+    # the share of longer hypotheses among 10 negative-AL decodes, minus ½: all of them
+    # (+0.5 on every resample), none of them (−0.5)
+    for longer, verdict in ((10, "holds"), (0, "contradicted")):
+        utts.loc[0, ["AL < 0", "of which |Y| > |Y*|"]] = [10, longer]
+        claim = by_id(k22.claims(paper_like(), utts))["K22-AL-negative-long"]
+        assert claim.verdict == verdict
+        assert (claim.evidence.effect, claim.evidence.low, claim.evidence.high) == \
+            pytest.approx((longer / 10 - 0.5,) * 3)
 
 
 def test_claims_of_rules_that_did_not_run_are_left_out():

@@ -1,11 +1,13 @@
 """The papers' claims on the full run of the notebooks (``make reproduce`` runs this file
 after the notebooks, with ``-m full_run``; the default test command deselects it).
 
-Each claim the notebooks saved (``figures/<notebook>/claims.csv``) is one test case. A
-claim that does not hold on the embedded corpus is listed, with its reason, in the
-``KNOWN_GAPS`` of its notebook's module (``simul/papers/<paper>.py``; the analysis behind
-each reason is in docs/claims_full_run.md). It runs as a strict xfail: reported, not tuned
-away, and the test fails if it starts to hold (then take it out of ``KNOWN_GAPS``).
+Each claim the notebooks saved (``figures/<notebook>/claims.csv``) is one test case, with
+its verdict: holds, contradicted, or undecided at the run's sample size (its effect and
+95 % interval, see :mod:`simul.claims`). An undecided claim is reported, not failed. A
+claim that the run contradicts is listed, with its measured reason, in the ``KNOWN_GAPS``
+of its notebook's module (``simul/papers/<paper>.py``): it runs as a strict xfail —
+reported, not tuned away — and the test fails when it stops being contradicted (then take
+it out of ``KNOWN_GAPS``).
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ pytestmark = pytest.mark.full_run
 KNOWN_GAPS = known_gaps()
 
 
-def _claims() -> list[tuple[str, str, bool, str]]:
+def _claims() -> list[tuple[str, str, str, str]]:
     rows = []
     for nb in NOTEBOOKS:
         path = FIGURES_DIR / nb.name / "claims.csv"
         if path.is_file() and path.stat().st_size > 1:
             for r in pd.read_csv(path).itertuples():
-                rows.append((nb.name, r.id, bool(r.holds), str(r.detail)))
+                effect = "" if pd.isna(r.effect) else \
+                    f"effect {r.effect:+.1f} [{r.low:+.1f}, {r.high:+.1f}], n={r.n}; "
+                rows.append((nb.name, r.id, str(r.verdict), effect + str(r.detail)))
     return rows
 
 
@@ -39,8 +43,8 @@ def test_the_full_run_saved_claims():
     assert not missing, f"run `make reproduce` first; no claims table for {missing}"
 
 
-@pytest.mark.parametrize(("notebook", "claim", "holds", "detail"), [
+@pytest.mark.parametrize(("notebook", "claim", "verdict", "detail"), [
     pytest.param(*c, id=c[1], marks=[pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[c[1]])]
                  if c[1] in KNOWN_GAPS else []) for c in CLAIMS])
-def test_claim_holds_on_the_full_run(notebook, claim, holds, detail):
-    assert holds, f"{notebook} {claim}: {detail}"
+def test_claim_is_not_contradicted_on_the_full_run(notebook, claim, verdict, detail):
+    assert verdict != "contradicted", f"{notebook} {claim}: {detail}"

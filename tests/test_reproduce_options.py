@@ -94,3 +94,21 @@ def test_known_gaps_gather_every_module_and_refuse_a_claim_listed_twice(monkeypa
     twice = reproduce.NOTEBOOKS[1], reproduce.NOTEBOOKS[1]
     with pytest.raises(ValueError, match="listed by another"):
         reproduce.known_gaps(twice)
+
+
+def test_claims_summary_prints_every_verdict_and_counts_them(tmp_path):
+    from simul.claims import Claim, Evidence, report
+
+    report([Claim.measured("N21-AL-k", "AL grows with k", Evidence(300.0, 120.0, 480.0, 40,
+                                                                   "greater")),
+            Claim.measured("N21-offline", "offline best", Evidence(-0.5, -2.5, 1.5, 40,
+                                                                   "greater"))],
+           tmp_path / "nguyen2021")
+    report([Claim("P22-CA", "CA ≥ NCA", False, "one setting below")], tmp_path / "papi2022")
+    table = reproduce.claims_summary(tmp_path)
+    assert table.values.tolist() == [
+        ["nguyen2021", "N21-AL-k", "holds", "+300.0 [+120.0, +480.0]", 40, ""],
+        # half-width 2 for an effect of 0.5: 40 · 4² = 640 segments
+        ["nguyen2021", "N21-offline", "undecided", "-0.5 [-2.5, +1.5]", 40, 640],
+        ["papi2022", "P22-CA", "contradicted", "", "", ""]]
+    assert reproduce.verdict_counts(table) == "1 hold, 1 contradicted, 1 undecided"

@@ -11,11 +11,10 @@ Notebook: ``notebooks/ma2020.ipynb``.
 from __future__ import annotations
 
 import pandas as pd
-from scipy.stats import spearmanr
 
 from simul import notebook
-from simul.claims import Claim, monotone_within
-from simul.tables import best_per_bucket
+from simul.claims import Claim, curve_gap, evaluate, monotone_within, weakest_step
+from simul.tables import best_per_bucket, pareto_front
 
 STEPS_MS = [120, 200, 280, 360, 440]
 """Δt of the fixed pre-decision (Fig. 2a)."""
@@ -26,21 +25,16 @@ FLEXIBLE = ["word", "phoneme"]
 BUCKET_MS = 500.0
 """Fig. 3: the best setting per latency bucket of 500 ms."""
 LATENCY = "AL_M20"
-CA_TOLERANCE = 0.10
-"""M20-CA: a mean CA − NCA gap may exceed the previous (smaller) step's by this fraction."""
 FIXED_BEST = "fixed Δt (best per bucket)"
 WORD, PHONEME = "oracle word boundaries", "oracle phoneme boundaries"
 
 KNOWN_GAPS = {
-    "M20-AL-k": "one dip, phoneme trigger k=9→10: paired ΔAL_M20 −12 ± 41 ms on 40 segments",
-    "M20-word": "at matched AL_M20, word − fixed = +0.7/−1.5/−0.5/−0.1 BLEU (SD ≈ 2.6 on 40 "
-                "segments); word triggers give 2.8 units/s, half what the model writes",
     "M20-CA": "CA−NCA falls for Δt ≥ 200 ms (302→197 ms); at 120 ms hypotheses end at an early "
               "EOS (4–9 words), so less computation accumulates",
 }
-"""The claims that do not hold on the full run (``make reproduce``), with why: strict xfails
-of ``tests/test_reproduce_full.py``; the numbers behind them are in
-``docs/claims_full_run.md``."""
+"""The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
+``tests/test_reproduce_full.py``. Measured on the corpus-v1 models (analysis in
+``docs/claims_full_run.md``); an undecided claim is not a gap."""
 
 
 def spec(models: list[str], pair: str, splits: list[str], output: str, *, corpus=None,
@@ -143,72 +137,116 @@ def ca_gap(summary: pd.DataFrame, *, latency: str = LATENCY) -> pd.DataFrame:
     return out
 
 
+def _best_bleu_gap(rows: pd.DataFrame) -> float:
+    """The smallest best BLEU (over k) of a fixed Δt above the smallest Δt − the smallest
+    Δt's best BLEU."""
+    c = curves(rows)
+    best = c[c.trigger == "fixed"].groupby("step_ms").BLEU.max()
+    smallest = best.index.min()
+    return float(best.drop(smallest).min() - best[smallest])
+
+
+def _front(c: pd.DataFrame, latency: str) -> pd.DataFrame:
+    return pareto_front(c, x=latency, by=["trigger"])
+
+
+def _word_minus_fixed(latency: str):
+    """Word boundaries' quality–latency front − the fixed steps' front (over every Δt and
+    k), mean BLEU gap at matched latency."""
+    def statistic(rows: pd.DataFrame) -> float:
+        c = curves(rows)
+        return curve_gap(_front(c[c.trigger == "word"], latency),
+                         _front(c[c.trigger == "fixed"], latency), x=latency)
+    return statistic
+
+
+def _word_minus_phoneme(rows: pd.DataFrame) -> float:
+    best = curves(rows).groupby("trigger").BLEU.max()
+    return float(best["word"] - best["phoneme"])
+
+
+def _ca_gap_change(latency: str):
+    """Mean CA − NCA latency of the largest Δt − that of the smallest."""
+    def statistic(rows: pd.DataFrame) -> float:
+        values = ca_gap(rows, latency=latency)["CA − NCA (mean)"]
+        return float(values.iloc[-1] - values.iloc[0])
+    return statistic
+
+
 def claims(summary: pd.DataFrame, *, latency: str = LATENCY,
            width_ms: float = BUCKET_MS) -> list[Claim]:
-    """§4's claims on one (model, split) summary of :func:`spec`'s sweep."""
+    """§4's claims on one (model, split) summary of :func:`spec`'s sweep, each with its
+    paired-bootstrap evidence over the segments (:func:`simul.claims.evaluate`)."""
     c = curves(summary)
     fixed = c[c.trigger == "fixed"]
     out = []
+    measure = {"metrics": (latency, f"{latency}_CA") if f"{latency}_CA" in summary
+               else (latency,)}
 
     # "both quality and latency increase with step size and lagging" (Fig. 2a)
     for name, axis, other in (("k", "k", "pre-decision"), ("step", "step_ms", "k")):
-        failures, seen = monotone_within(c if axis == "k" else fixed, by=other, along=axis,
-                                         metric=latency, label=lambda key, o=other: f"{o} {key}",
-                                         sort=False)
+        rows = c if axis == "k" else fixed
+        failures, seen = monotone_within(rows, by=other, along=axis, metric=latency,
+                                         label=lambda key, o=other: f"{o} {key}", sort=False)
+        if not seen:
+            continue
         what = "k (every pre-decision)" if axis == "k" else "the step size Δt (every k)"
+        step = weakest_step(by=other, along=axis, metric=latency)
+        evidence = evaluate(summary, lambda r, a=axis, f=step: f(
+            curves(r) if a == "k" else curves(r).query("trigger == 'fixed'")),
+            claimed="greater", **measure)
         # k counts triggers: at phoneme boundaries (≈ 80 ms apart) neighbouring k read
         # almost the same audio, and a handful of utterances cannot order their AL
-        out.append(Claim(f"M20-AL-{name}", f"latency grows with {what}",
-                         not failures and seen > 0,
-                         "; ".join(failures) or f"{seen} curves, all monotone",
-                         needs_full_run=axis == "k"))
+        out.append(Claim.measured(f"M20-AL-{name}", f"latency grows with {what} (weakest "
+                                  "step, ms)", evidence,
+                                  "; ".join(failures) or f"{seen} curves, all monotone",
+                                  needs_full_run=axis == "k"))
 
     # "with step size 120ms, the performance is very poor even with large k"
     best = fixed.groupby("step_ms").BLEU.max()
     if len(best) > 1:
         smallest = best.index.min()
-        holds = bool((best.drop(smallest) > best[smallest]).all())
         detail = "best BLEU over k per Δt: " + ", ".join(
             f"{s:g} ms {b:.1f}" for s, b in best.items())
-        out.append(Claim("M20-small-step", f"small steps hurt quality: the smallest Δt "
-                         f"({smallest:g} ms) has the lowest best BLEU", holds, detail,
-                         needs_full_run=True))
+        out.append(Claim.measured(
+            "M20-small-step", f"small steps hurt quality: the smallest Δt ({smallest:g} ms) "
+            "has the lowest best BLEU (next lowest − it, BLEU)",
+            evaluate(summary, _best_bleu_gap, claimed="greater", **measure), detail,
+            needs_full_run=True))
 
+    # Fig. 3, compared at matched latency: the fronts, not bucket maxima of 50 vs 10 settings
     bests = best_curves(summary, latency=latency, width_ms=width_ms)
     word = bests[bests.approach == WORD].set_index("bucket_ms").BLEU
     fixed_best = bests[bests.approach == FIXED_BEST].set_index("bucket_ms").BLEU
     if len(word) and len(fixed_best):
         shared = word.index.intersection(fixed_best.index)
         diff = word[shared] - fixed_best[shared]
-        wins = int((diff >= 0).sum())
-        holds = bool(len(shared) and diff.mean() > 0)
-        detail = (f"{wins} of {len(shared)} shared {width_ms:g} ms buckets; word − fixed "
-                  "BLEU: " + ", ".join(f"{b:g} ms {d:+.1f}" for b, d in diff.items())
+        detail = ("best per " f"{width_ms:g} ms bucket, word − fixed BLEU: "
+                  + ", ".join(f"{b:g} ms {d:+.1f}" for b, d in diff.items())
                   if len(shared) else "no latency bucket holds both")
-        out.append(Claim("M20-word", "word boundaries beat fixed steps (best BLEU per "
-                         f"{width_ms:g} ms bucket, mean over shared buckets)", holds, detail,
-                         needs_full_run=True))
+        out.append(Claim.measured(
+            "M20-word", "word boundaries beat fixed steps (quality–latency fronts, mean BLEU "
+            f"gap at matched {latency})",
+            evaluate(summary, _word_minus_fixed(latency), claimed="greater", **measure),
+            detail, needs_full_run=True))
 
     flex = c[c.trigger != "fixed"].groupby("trigger").BLEU.max()
     if {"word", "phoneme"} <= set(flex.index):
-        out.append(Claim("M20-phoneme", "phoneme boundaries are too fine: their best BLEU is "
-                         "below the word boundaries'", bool(flex["phoneme"] < flex["word"]),
-                         f"best BLEU over k: phoneme {flex['phoneme']:.1f}, "
-                         f"word {flex['word']:.1f}", needs_full_run=True))
+        out.append(Claim.measured(
+            "M20-phoneme", "phoneme boundaries are too fine: their best BLEU is below the "
+            "word boundaries' (word − phoneme, BLEU)",
+            evaluate(summary, _word_minus_phoneme, claimed="greater", **measure),
+            f"best BLEU over k: phoneme {flex['phoneme']:.1f}, word {flex['word']:.1f}",
+            needs_full_run=True))
 
     if f"{latency}_CA" in c and fixed.step_ms.nunique() > 1:
         gaps = ca_gap(summary, latency=latency)
         values = gaps["CA − NCA (mean)"].tolist()
-        rho = spearmanr(gaps.step_ms, values).statistic if len(values) > 2 else -1.0
-        # a measured time: neighbouring steps may swap by timing noise, the trend may not
-        holds = bool(all(b <= a * (1 + CA_TOLERANCE) for a, b in zip(values, values[1:],
-                                                                   strict=False))
-                     and values[0] > values[-1])
-        out.append(Claim("M20-CA", "the difference between CA and NCA latency shrinks as "
-                         f"the step size grows (each step within {CA_TOLERANCE:.0%} of the "
-                         "one before, the largest below the smallest)", holds,
-                         "mean CA − NCA per Δt: " + ", ".join(
-                             f"{s:g} ms {v:.0f}" for s, v in zip(gaps.step_ms, values,
-                                                                 strict=True))
-                         + f" (Spearman ρ {rho:.2f})", needs_full_run=True))
+        out.append(Claim.measured(
+            "M20-CA", "the difference between CA and NCA latency shrinks as the step size "
+            "grows (largest Δt − smallest Δt, ms)",
+            evaluate(summary, _ca_gap_change(latency), claimed="less", **measure),
+            "mean CA − NCA per Δt: " + ", ".join(
+                f"{s:g} ms {v:.0f}" for s, v in zip(gaps.step_ms, values, strict=True)),
+            needs_full_run=True))
     return out

@@ -10,7 +10,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from simul import notebook
-from simul.claims import Claim, monotone_within
+from simul.claims import Claim, evaluate, monotone_within, weakest_step
 
 KS = [100, 200]
 """Table 1: k, frames (10 ms) read before the first write."""
@@ -25,12 +25,10 @@ FIGURE2_SETTINGS = [{"k": 100, "s": 10, "n": 2}, {"k": 200, "s": 10, "n": 2},
 KNOWN_GAPS = {
     "N21-BPE": "k=100, s=10, N=2 writes 20 units/s: the BPE models close sentences early "
                "(0.61 / 0.42 of the reference's words vs 0.85 for chars), last word at |X|",
-    "N21-AL-N": "N=1 at s=10 writes 10 chars/s < 14.6 needed (AL 1973); N=2→3 +102 ± 131 ms: N=3 "
-                "writes 30 chars/s, closes sentences early, last word at |X|",
 }
-"""The claims that do not hold on the full run (``make reproduce``), with why: strict xfails
-of ``tests/test_reproduce_full.py``; the numbers behind them are in
-``docs/claims_full_run.md``."""
+"""The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
+``tests/test_reproduce_full.py``. Measured on the corpus-v1 models (analysis in
+``docs/claims_full_run.md``); an undecided claim is not a gap."""
 
 
 def spec(models: list[str], pair: str, splits: list[str], output: str, *, ks=KS,
@@ -69,27 +67,55 @@ def table(summary: pd.DataFrame, *, latency: str = "AL") -> pd.DataFrame:
     return out[["setting", *cols]]
 
 
+def _offline_minus_best(rows: pd.DataFrame) -> float:
+    """Offline greedy BLEU − the best wait-k setting's."""
+    return float(rows[rows.policy == "offline"].BLEU.iloc[0]
+                 - rows[rows.policy == "wait_k_frames"].BLEU.max())
+
+
+def _spearman(rows: pd.DataFrame) -> float:
+    g = rows[rows.policy == "wait_k_frames"]
+    return float(spearmanr(g.AL, g.BLEU).statistic) if len(g) > 2 else float("nan")
+
+
+def _char_minus_bpe(rows: pd.DataFrame) -> float:
+    """The smallest AL(char) − AL(BPE) over the BPE models and settings."""
+    f = rows[rows.policy == "wait_k_frames"]
+    char = f[f.model.str.contains("char")].set_index("setting").AL
+    bpe = f[~f.model.str.contains("char")]
+    gaps = char.reindex(bpe.setting).to_numpy() - bpe.AL.to_numpy()
+    return float(min(gaps)) if len(gaps) else float("nan")
+
+
 def claims(grid: pd.DataFrame, figure2: pd.DataFrame | None = None) -> list[Claim]:
-    """§3's claims on a Table 1 summary (wait_k_frames rows, one split) and on Figure 2's
-    (char and BPE models, same settings)."""
-    g = grid[grid.policy == "wait_k_frames"].rename(
-        columns={"param_k": "k", "param_s": "s", "param_n": "N"})
+    """§3's claims on a Table 1 summary (wait_k_frames rows and offline, one split) and on
+    Figure 2's (char and BPE models, same settings), each with its paired-bootstrap
+    evidence over the segments (:func:`simul.claims.evaluate`)."""
+    grid = grid.rename(columns={"param_k": "k", "param_s": "s", "param_n": "N"})
+    g = grid[grid.policy == "wait_k_frames"]
     out = []
     for name, others, increasing in (("k", ["s", "N"], True), ("s", ["k", "N"], True),
                                      ("N", ["k", "s"], False)):
         failures, seen = monotone_within(g, by=others, along=name, increasing=increasing)
+        if not seen:
+            continue
         verb = "grows" if increasing else "falls"
-        out.append(Claim(f"N21-AL-{name}", f"AL {verb} with {name}", not failures and seen > 0,
-                         "; ".join(failures) or f"{seen} groups, all monotone"))
-    rho = spearmanr(g.AL, g.BLEU).statistic if len(g) > 2 else float("nan")
-    out.append(Claim("N21-BLEU-AL", "BLEU grows with AL (over the 12 settings)",
-                     bool(rho > 0), f"Spearman ρ(AL, BLEU) = {rho:.2f}", needs_full_run=True))
+        evidence = evaluate(g, weakest_step(by=others, along=name, increasing=increasing),
+                            claimed="greater" if increasing else "less")
+        out.append(Claim.measured(f"N21-AL-{name}", f"AL {verb} with {name} (weakest step, "
+                                  "ms)", evidence,
+                                  "; ".join(failures) or f"{seen} groups, all monotone"))
+    if len(g) > 2:
+        evidence = evaluate(grid, _spearman, claimed="greater")
+        out.append(Claim.measured("N21-BLEU-AL", "BLEU grows with AL (Spearman ρ over the "
+                                  "settings)", evidence, f"ρ(AL, BLEU) = {evidence.effect:.2f}",
+                                  needs_full_run=True))
     offline = grid[grid.policy == "offline"].BLEU
-    if len(offline):
-        best = g.BLEU.max()
-        out.append(Claim("N21-offline", "offline greedy BLEU ≥ every simultaneous setting's "
-                         "(within 1 BLEU)", bool(offline.iloc[0] >= best - 1.0),
-                         f"offline {offline.iloc[0]:.1f}, best wait-k {best:.1f}"))
+    if len(offline) and len(g):
+        evidence = evaluate(grid, _offline_minus_best, claimed="greater")
+        out.append(Claim.measured("N21-offline", "offline greedy BLEU ≥ every simultaneous "
+                                  "setting's (offline − best, BLEU)", evidence,
+                                  f"offline {offline.iloc[0]:.1f}, best wait-k {g.BLEU.max():.1f}"))
     if figure2 is not None and len(figure2):
         f = figure2[figure2.policy == "wait_k_frames"]
         char = f[f.model.str.contains("char")]
@@ -98,8 +124,12 @@ def claims(grid: pd.DataFrame, figure2: pd.DataFrame | None = None) -> list[Clai
             merged = group.merge(char, on="setting", suffixes=("", "_char"))
             worse += [f"{model} {r.setting}: AL {r.AL:.0f} ≥ char {r.AL_char:.0f}"
                       for r in merged.itertuples() if r.AL >= r.AL_char]
-        # a comparison of two models' mean AL: a handful of utterances cannot decide it
-        out.append(Claim("N21-BPE", "BPE targets give lower AL than characters at the same "
-                         "(k, s, N)", not worse and len(char) > 0, "; ".join(worse) or
-                         "every BPE setting below its char counterpart", needs_full_run=True))
+        if len(char):
+            # a comparison of two models' mean AL: a handful of utterances cannot decide it
+            evidence = evaluate(f, _char_minus_bpe, claimed="greater")
+            out.append(Claim.measured("N21-BPE", "BPE targets give lower AL than characters "
+                                      "at the same (k, s, N) (smallest char − BPE, ms)",
+                                      evidence, "; ".join(worse) or
+                                      "every BPE setting below its char counterpart",
+                                      needs_full_run=True))
     return out

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from simul import notebook
-from simul.claims import Claim, fmt
+from simul.claims import Claim, evaluate, fmt
 
 KS = [3, 5, 7, 9, 11]
 """k_test of Figures 1–3 (source words to wait for)."""
@@ -23,14 +23,10 @@ DETECTIONS = ("fixed", "adaptive")
 MEDIUM_LATENCY_MS = 1000.0
 """Footnote 6 (after Anastasopoulos et al. 2021): low < 1000 ms ≤ medium < 2000 ms ≤ high."""
 
-KNOWN_GAPS = {
-    "P22-adaptive": "held on the Conformer alone (+1.1 BLEU); the Transformer's adaptive − fixed "
-                    "is −0.2 (−1.7…+1.5 over 8 points, SD ≈ 2.6 on 40 segments): its source CTC "
-                    "counts a whole segment's words right in 8/40 segments (Conformer 37/40)",
-}
-"""The claims that do not hold on the full run (``make reproduce``), with why: strict xfails
-of ``tests/test_reproduce_full.py``; the numbers behind them are in
-``docs/claims_full_run.md``."""
+KNOWN_GAPS: dict[str, str] = {}
+"""The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
+``tests/test_reproduce_full.py``. Measured on the corpus-v1 models (analysis in
+``docs/claims_full_run.md``); an undecided claim is not a gap."""
 
 
 def label(model: str) -> str:
@@ -162,52 +158,86 @@ def curve_gaps(upper: pd.DataFrame, lower: pd.DataFrame, *, x: str = "LAAL", y: 
     return sorted(gaps.items())
 
 
-def _above(upper, lower, **kw) -> tuple[bool | None, str]:
-    """(mean gap ≥ 0, the gaps as text); None when the curves share no latency range."""
+def _mean_gap(upper: pd.DataFrame, lower: pd.DataFrame, **kw) -> float:
+    """Mean of :func:`curve_gaps` (BLEU); NaN when the curves share no latency range."""
+    gaps = curve_gaps(upper, lower, **kw)
+    return sum(g for _, g in gaps) / len(gaps) if gaps else math.nan
+
+
+def _gaps_text(upper: pd.DataFrame, lower: pd.DataFrame, **kw) -> str:
     gaps = curve_gaps(upper, lower, **kw)
     if not gaps:
-        return None, "no common latency range"
+        return "no common latency range"
     mean = sum(g for _, g in gaps) / len(gaps)
-    text = ", ".join(f"{g:+.1f} at {px:.0f} ms" for px, g in gaps)
-    return mean >= 0, f"mean {mean:+.1f} BLEU ({text})"
+    return f"mean {mean:+.1f} BLEU ({', '.join(f'{g:+.1f} at {px:.0f} ms' for px, g in gaps)})"
+
+
+def _smallest(values: Iterable[float]) -> float:
+    """The smallest value; NaN when there is none or one is NaN."""
+    values = list(values)
+    return min(values) if values and not any(map(math.isnan, values)) else math.nan
+
+
+def _adaptive_minus_fixed(rows: pd.DataFrame) -> float:
+    """The smallest (over models) mean curve gap adaptive − fixed at LAAL ≥ 1000 ms."""
+    p = points(rows)
+    return _smallest(_mean_gap(g[g.detection == "adaptive"], g[g.detection == "fixed"],
+                               min_x=MEDIUM_LATENCY_MS) for _, g in p.groupby("model"))
+
+
+def _conformer_minus_transformer(conformer: str, transformer: str):
+    def offline(rows: pd.DataFrame) -> float:
+        c, t = offline_bleu(rows, conformer), offline_bleu(rows, transformer)
+        return _smallest(c[name] - t[name] for name in t if name in c)
+
+    def simultaneous(rows: pd.DataFrame) -> float:
+        p = points(rows)
+        return _smallest(_mean_gap(d[d.model == conformer], d[d.model == transformer])
+                         for _, d in p.groupby("detection"))
+
+    return offline, simultaneous
 
 
 def claims(summary: pd.DataFrame, *, transformer: str | None = None,
            conformer: str | None = None) -> list[Claim]:
-    """§5–§7's claims on a summary of :func:`spec` sweeps (one or both models, by label)."""
+    """§5–§7's claims on a summary of :func:`spec` sweeps (one or both models, by label),
+    each comparison with its paired-bootstrap evidence over the segments
+    (:func:`simul.claims.evaluate`; curve gaps in BLEU at matched LAAL)."""
     p = points(summary)
     out = []
 
     # Figures 1–3: adaptive ≥ fixed once the latency is medium or high
-    holds, details = True, []
-    for model, g in p.groupby("model", sort=False):
-        ok, text = _above(g[g.detection == "adaptive"], g[g.detection == "fixed"],
-                          min_x=MEDIUM_LATENCY_MS)
-        holds &= bool(ok)
-        details.append(f"{model}: adaptive − fixed, LAAL ≥ {MEDIUM_LATENCY_MS:.0f} ms: {text}")
+    details = [f"{model}: adaptive − fixed, LAAL ≥ {MEDIUM_LATENCY_MS:.0f} ms: "
+               + _gaps_text(g[g.detection == "adaptive"], g[g.detection == "fixed"],
+                            min_x=MEDIUM_LATENCY_MS)
+               for model, g in p.groupby("model", sort=False)]
     if details:
-        out.append(Claim("P22-adaptive", "adaptive word detection ≥ fixed at medium/high "
-                         "latency (LAAL ≥ 1000 ms)", holds, "; ".join(details),
-                         needs_full_run=True))
+        evidence = evaluate(summary, _adaptive_minus_fixed, claimed="greater",
+                            metrics=("LAAL",))
+        out.append(Claim.measured("P22-adaptive", "adaptive word detection ≥ fixed at "
+                                  "medium/high latency (LAAL ≥ 1000 ms; smallest mean curve "
+                                  "gap, BLEU)", evidence, "; ".join(details),
+                                  needs_full_run=True))
 
     # Table 1, Figure 3: Conformer ≥ Transformer
     models = set(summary.model)
     if transformer in models and conformer in models:
+        offline, simultaneous = _conformer_minus_transformer(conformer, transformer)
         t, c = offline_bleu(summary, transformer), offline_bleu(summary, conformer)
         pairs = [(name, c[name], t[name]) for name in t if name in c]
-        out.append(Claim("P22-conformer-offline", "Conformer ≥ Transformer offline, greedy "
-                         "and beam-5 (Table 1)", bool(pairs) and all(a >= b for _, a, b in pairs),
-                         "; ".join(f"{n}: {a:.1f} vs {b:.1f}" for n, a, b in pairs),
-                         needs_full_run=True))
-        holds, details = True, []
-        for detection in DETECTIONS:
-            d = p[p.detection == detection]
-            ok, text = _above(d[d.model == conformer], d[d.model == transformer])
-            holds &= bool(ok)
-            details.append(f"{detection}: Conformer − Transformer {text}")
-        out.append(Claim("P22-conformer-simul", "Conformer ≥ Transformer in simultaneous, "
-                         "fixed and adaptive detection (Figure 3)", holds, "; ".join(details),
-                         needs_full_run=True))
+        out.append(Claim.measured(
+            "P22-conformer-offline", "Conformer ≥ Transformer offline, greedy and beam-5 "
+            "(Table 1; smallest difference, BLEU)",
+            evaluate(summary, offline, claimed="greater", metrics=("LAAL",)),
+            "; ".join(f"{n}: {a:.1f} vs {b:.1f}" for n, a, b in pairs), needs_full_run=True))
+        details = [f"{detection}: Conformer − Transformer "
+                   + _gaps_text(d[d.model == conformer], d[d.model == transformer])
+                   for detection in DETECTIONS if len(d := p[p.detection == detection])]
+        out.append(Claim.measured(
+            "P22-conformer-simul", "Conformer ≥ Transformer in simultaneous, fixed and "
+            "adaptive detection (Figure 3; smallest mean curve gap, BLEU)",
+            evaluate(summary, simultaneous, claimed="greater", metrics=("LAAL",)),
+            "; ".join(details), needs_full_run=True))
 
     # Figures 5–6: computation-aware ≥ non-computation-aware
     worse, seen = [], 0

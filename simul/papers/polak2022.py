@@ -15,11 +15,19 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from simul import notebook
-from simul.claims import Claim, fmt, monotone_within
+from simul.claims import (
+    Claim,
+    Evidence,
+    curve_gap,
+    evaluate,
+    fmt,
+    mean_difference,
+    monotone_within,
+    weakest_step,
+)
 from simul.metrics.latency import sentence_latency
 from simul.metrics.score import reference_length
 from simul.records import Record
@@ -54,9 +62,9 @@ KNOWN_GAPS = {
     "K22-AL-negative-long": "1 of 28 negative-AL decodes has |Y| = |Y*| = 24 (Hold-3, 500 ms): "
                             "bursts of 3 words ahead of the ideal pace give AL −49 ms",
 }
-"""The claims that do not hold on the full run (``make reproduce``), with why: strict xfails
-of ``tests/test_reproduce_full.py``; the numbers behind them are in
-``docs/claims_full_run.md``."""
+"""The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
+``tests/test_reproduce_full.py``. Measured on the corpus-v1 models (analysis in
+``docs/claims_full_run.md``); an undecided claim is not a gap."""
 
 _NAMES = {"hold": "Hold", "la": "LA", "sp": "SP"}
 
@@ -223,83 +231,109 @@ def regimes(summary: pd.DataFrame, thresholds: dict[str, float] | None = None, *
 
 
 # --------------------------------------------------------------------------- claims
-def curve_gap(a: pd.DataFrame, b: pd.DataFrame, *, x: str = "AL", y: str = "BLEU",
-              points: int = 101) -> float:
-    """Mean of curve ``a`` minus curve ``b`` (``y`` as a piecewise-linear function of ``x``,
-    points sorted by ``x``) over the ``x`` range both cover; NaN when they do not overlap."""
-    a, b = a.dropna(subset=[x, y]).sort_values(x), b.dropna(subset=[x, y]).sort_values(x)
-    if not len(a) or not len(b):
-        return math.nan
-    lo, hi = max(a[x].min(), b[x].min()), min(a[x].max(), b[x].max())
-    if lo > hi:
-        return math.nan
-    grid = np.linspace(lo, hi, points) if hi > lo else np.array([lo])
-    diff = np.interp(grid, a[x], a[y]) - np.interp(grid, b[x], b[y])
-    return float(diff.mean())
+def _plain(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rules' settings without initial wait."""
+    r = settings(rows)
+    return r[r.initial_wait_ms == 0]
+
+
+def _chunk_minus_rule(rows: pd.DataFrame) -> float:
+    """Figure 1's rules: mean AL range across chunk sizes − mean AL range across rules."""
+    fig1 = _plain(rows)
+    fig1 = fig1[fig1.rule.isin(FIGURE_RULES["figure1"])]
+    spread = lambda s: s.max() - s.min()  # noqa: E731
+    return float(fig1.groupby("rule").AL.agg(spread).mean()
+                 - fig1.groupby("chunk_ms").AL.agg(spread).mean())
+
+
+def _gaps_to(reference: str, rows: pd.DataFrame, *, above: bool) -> dict[str, float]:
+    """Mean BLEU gap, at matched AL, of ``reference``'s curve over each other rule's
+    (``above``) or of each other rule's over it; LA-n rules are left out for LA-2."""
+    plain = _plain(rows)
+    ref = plain[plain.rule == reference]
+    out = {}
+    for rule, group in plain.groupby("rule"):
+        if rule == reference or (reference.startswith("LA-") and rule.startswith("LA-")):
+            continue
+        out[rule] = curve_gap(ref, group) if above else curve_gap(group, ref)
+    return out
+
+
+def _smallest_known(gaps: dict[str, float]) -> float:
+    known = [g for g in gaps.values() if not math.isnan(g)]
+    return min(known) if known else math.nan
+
+
+def _waited_minus_not(rule: str):
+    """AL with the initial wait − without, at the smallest chunk size that has both."""
+    def statistic(rows: pd.DataFrame) -> float:
+        t1 = table1(rows, rule)
+        pair = t1[t1["Chunk size (ms)"] == t1["Chunk size (ms)"].min()] \
+            .set_index("Initial wait (ms)").AL
+        return float(pair.iloc[1] - pair.iloc[0]) if len(pair) == 2 else math.nan
+    return statistic
 
 
 def claims(summary: pd.DataFrame, utterances: pd.DataFrame | None = None, *,
-           tol_bleu: float = 0.5, table1_rule: str = TABLE1_RULE) -> list[Claim]:
-    """§5's claims on one (model, split) summary of :func:`spec`'s sweep; ``utterances``
-    (:func:`negative_utterances`) adds §5.4's per-utterance claim; ``table1_rule`` is the
-    rule the spec ran with the initial wait."""
+           table1_rule: str = TABLE1_RULE) -> list[Claim]:
+    """§5's claims on one (model, split) summary of :func:`spec`'s sweep, each comparison
+    with its paired-bootstrap evidence over the segments (:func:`simul.claims.evaluate`;
+    curves compared at matched AL); ``utterances`` (:func:`negative_utterances`) adds
+    §5.4's per-utterance claim; ``table1_rule`` is the rule the spec ran with the initial
+    wait."""
     rows = settings(summary)
     plain = rows[rows.initial_wait_ms == 0]
     out = []
 
     # §3.2 / §5.1: the chunk size moves every rule along the latency axis
     failures, seen = monotone_within(plain, by="rule", along="chunk_ms")
-    out.append(Claim("K22-chunk-AL", "AL grows with the chunk size, for every rule",
-                     not failures and seen > 0,
-                     "; ".join(failures) or f"{seen} rules, all monotone"))
+    if seen:
+        step = weakest_step(by="rule", along="chunk_ms")
+        out.append(Claim.measured(
+            "K22-chunk-AL", "AL grows with the chunk size, for every rule (weakest step, ms)",
+            evaluate(summary, lambda r: step(_plain(r)), claimed="greater"),
+            "; ".join(failures) or f"{seen} rules, all monotone"))
 
     # §5.1: the chunk size has a stronger influence on the trade-off than the rule
     fig1 = plain[plain.rule.isin(FIGURE_RULES["figure1"])]
     if fig1.rule.nunique() > 1 and fig1.chunk_ms.nunique() > 1:
         by_chunk = fig1.groupby("rule").AL.agg(lambda s: s.max() - s.min())
         by_rule = fig1.groupby("chunk_ms").AL.agg(lambda s: s.max() - s.min())
-        out.append(Claim("K22-chunk-dominates", "the chunk size has a stronger influence on "
-                         "the trade-off than the stable-prefix rule (Figure 1 rules)",
-                         bool(by_chunk.mean() > by_rule.mean()),
-                         f"mean AL range across chunk sizes {by_chunk.mean():.0f} ms vs. "
-                         f"across rules {by_rule.mean():.0f} ms", needs_full_run=True))
+        out.append(Claim.measured(
+            "K22-chunk-dominates", "the chunk size has a stronger influence on the trade-off "
+            "than the stable-prefix rule (Figure 1 rules; AL range across chunk sizes − "
+            "across rules, ms)", evaluate(summary, _chunk_minus_rule, claimed="greater"),
+            f"mean AL range across chunk sizes {by_chunk.mean():.0f} ms vs. across rules "
+            f"{by_rule.mean():.0f} ms", needs_full_run=True))
 
-    # §5.2: LA-2 has the best quality–latency curve
-    la2 = plain[plain.rule == "LA-2"]
-    gaps = {rule: curve_gap(la2, group) for rule, group in plain.groupby("rule")
-            if not rule.startswith("LA-")}
-    known = {r: g for r, g in gaps.items() if not math.isnan(g)}
-    if len(la2) and gaps:
-        out.append(Claim("K22-LA2-best", "LA-2 has the best quality–latency curve (no hold-n "
-                         "or SP-n curve above it)",
-                         len(la2) > 1 and bool(known) and all(g >= -tol_bleu
-                                                              for g in known.values()),
-                         "LA-2 − rule, mean BLEU over the shared AL range: " + ", ".join(
-                             f"{r} {g:+.2f}" for r, g in sorted(gaps.items())),
-                         needs_full_run=True))
-
-    # §5.2: SP-1 strongly underperforms the other strategies in quality
-    chunk_sets = [set(g.chunk_ms) for _, g in plain.groupby("rule")]
-    shared = set.intersection(*chunk_sets) if chunk_sets else set()
-    means = plain[plain.chunk_ms.isin(shared)].groupby("rule").BLEU.mean()
-    if "SP-1" in means and len(means) > 1:
-        out.append(Claim("K22-SP1-worst", "SP-1 has the lowest quality of all rules",
-                         bool(means["SP-1"] <= means.drop("SP-1").min()),
-                         "mean BLEU over chunk sizes " + ", ".join(
-                             f"{r} {b:.1f}" for r, b in means.sort_values().items()),
-                         needs_full_run=True))
+    # §5.2: LA-2 has the best quality–latency curve; SP-1 strongly underperforms the other
+    # strategies in quality. Both at matched AL: curves, not means over chunk sizes
+    for claim, rule, above, text, label in (
+            ("K22-LA2-best", "LA-2", True, "LA-2 has the best quality–latency curve (no hold-n "
+             "or SP-n curve above it; smallest mean gap at matched AL, BLEU)", "LA-2 − rule"),
+            ("K22-SP1-worst", "SP-1", False, "SP-1 has the lowest quality of all rules "
+             "(smallest mean gap of a rule over SP-1 at matched AL, BLEU)", "rule − SP-1")):
+        gaps = _gaps_to(rule, summary, above=above)
+        if (plain.rule == rule).sum() < 2 or not gaps:
+            continue
+        out.append(Claim.measured(
+            claim, text, evaluate(summary, lambda r, rule=rule, above=above: _smallest_known(
+                _gaps_to(rule, r, above=above)), claimed="greater"),
+            f"{label}, mean BLEU over the shared AL range: " + ", ".join(
+                f"{r} {g:+.2f}" for r, g in sorted(gaps.items())), needs_full_run=True))
 
     # §5.3 / Table 1: the initial wait adds latency at the smallest chunk size
     t1 = table1(summary, table1_rule)
     if len(t1):
         smallest = t1["Chunk size (ms)"].min()
         pair = t1[t1["Chunk size (ms)"] == smallest].set_index("Initial wait (ms)").AL
-        ok = len(pair) == 2 and pair.iloc[1] > pair.iloc[0]
-        out.append(Claim("K22-initial-wait", f"the initial wait raises AL at the smallest "
-                         f"chunk size ({smallest:g} ms)", bool(ok),
-                         "AL without / with: " + fmt(pair.tolist())))
+        out.append(Claim.measured(
+            "K22-initial-wait", f"the initial wait raises AL at the smallest chunk size "
+            f"({smallest:g} ms; with − without, ms)",
+            evaluate(summary, _waited_minus_not(table1_rule), claimed="greater"),
+            "AL without / with: " + fmt(pair.tolist())))
 
-    # §5.4: the max-length AL of eq. (6) is never negative
+    # §5.4: the max-length AL of eq. (6) is never negative (a property of every setting)
     negative = rows[rows.AL < 0]
     lowest = rows.AL_K22.min() if len(rows) else math.nan
     out.append(Claim("K22-AL-max-length", "the max-length AL (eq. 6) is never negative, "
@@ -309,8 +343,16 @@ def claims(summary: pd.DataFrame, utterances: pd.DataFrame | None = None, *,
     if utterances is not None and len(utterances):
         negative = int(utterances["AL < 0"].sum())
         longer = int(utterances["of which |Y| > |Y*|"].sum())
-        out.append(Claim("K22-AL-negative-long", "a negative AL comes from a hypothesis longer "
-                         "than the reference", negative == longer,
-                         f"{negative} utterance decodes with AL < 0, {longer} of them with "
-                         "more words than the reference", needs_full_run=True))
+        # a tendency ("when the hypothesis is longer than the reference, AL can be
+        # negative"): most negative-AL decodes have a longer hypothesis; the share − ½,
+        # bootstrapped over those decodes
+        evidence = (mean_difference([0.5] * negative, [1.0] * longer
+                                    + [0.0] * (negative - longer), claimed="greater")
+                    if negative > 1 else Evidence(math.nan, math.nan, math.nan, negative,
+                                                  "greater"))
+        out.append(Claim.measured(
+            "K22-AL-negative-long", "a negative AL comes mostly from a hypothesis longer than "
+            "the reference (share of negative-AL decodes − ½)", evidence,
+            f"{negative} utterance decodes with AL < 0, {longer} of them with more words "
+            "than the reference", needs_full_run=True))
     return out
