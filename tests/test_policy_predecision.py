@@ -27,8 +27,8 @@ ALIGNMENT = Alignment(
 )
 
 
-def view_at(read_ms: float, source_ms: float = 1200.0, alignment=ALIGNMENT) -> View:
-    return View(read_ms, source_ms, [], None, 0, {}, alignment)
+def view_at(read_ms: float, alignment=ALIGNMENT) -> View:
+    return View(read_ms, False, [], None, 0, {}, alignment)
 
 
 # ------------------------------------------------------------------ triggers by hand
@@ -43,25 +43,36 @@ def view_at(read_ms: float, source_ms: float = 1200.0, alignment=ALIGNMENT) -> V
 ])
 def test_trigger_times(trigger, step_ms, source_ms, expected):
     policy = Predecision(trigger=trigger, step_ms=step_ms)
-    assert policy.trigger_times(view_at(0, source_ms)) == expected
+    assert policy.trigger_times(view_at(0), before_ms=source_ms) == expected
+    # what the policy itself sees: trigger i at trigger_time(i), passed once read
+    assert [policy.trigger_time(view_at(0), i) for i in range(len(expected))] == expected
+    for i, t in enumerate(expected):
+        assert policy.triggers_passed(view_at(t)) == i + 1
+        assert policy.triggers_passed(view_at(t - 1)) == i
+
+
+def test_oracle_triggers_run_out():
+    policy = Predecision(trigger="word")
+    assert policy.trigger_time(view_at(0), 3) == 990
+    assert policy.trigger_time(view_at(0), 4) == float("inf")  # then read to the end
 
 
 @pytest.mark.parametrize("trigger", ["word", "phoneme"])
 def test_flexible_triggers_need_an_alignment(trigger, speech):
     with pytest.raises(ValueError, match=f"trigger='{trigger}'.*alignment"):
-        Predecision(trigger=trigger).trigger_times(view_at(0, alignment=None))
+        Predecision(trigger=trigger).trigger_times(view_at(0, alignment=None), 1200)
     with pytest.raises(ValueError, match="alignment"):
         simulate(Scripted(UNITS), Predecision(trigger=trigger), segment(speech))
 
 
-@pytest.mark.parametrize(("settings", "source_ms", "expected"), [
-    ({"trigger": "fixed", "step_ms": 280, "k": 3}, 5000, 840),
-    ({"trigger": "fixed", "step_ms": 120, "k": 10}, 5000, 1200),
-    ({"trigger": "fixed", "step_ms": 440, "k": 4}, 1200, 1200),
-    ({"trigger": "word", "k": 3}, 5000, 0),  # the alignment is read at the first decision
+@pytest.mark.parametrize(("settings", "expected"), [
+    ({"trigger": "fixed", "step_ms": 280, "k": 3}, 840),
+    ({"trigger": "fixed", "step_ms": 120, "k": 10}, 1200),
+    ({"trigger": "fixed", "step_ms": 440, "k": 4}, 1760),  # past a short source: its end
+    ({"trigger": "word", "k": 3}, 0),  # the alignment is read at the first decision
 ])
-def test_first_read(settings, source_ms, expected):
-    assert Predecision(**settings).first_read_ms(source_ms) == expected
+def test_first_read(settings, expected):
+    assert Predecision(**settings).first_read_ms() == expected
 
 
 # ------------------------------------------------------------------ schedules by hand
@@ -153,11 +164,11 @@ def test_properties_on_tiny_models(model, speech, trigger, step_ms, k, reuse_sta
     policy = Predecision(trigger=trigger, step_ms=step_ms, k=k, reuse_state=reuse_state,
                          maxlenratio=2.0)
     rec = simulate(spy, policy, segment(speech, ALIGNMENT))
-    times = policy.trigger_times(view_at(0, rec.source_length))
+    times = policy.trigger_times(view_at(0), rec.source_length)
     reads = [ms for ms, _ in rec.trace]
     assert reads == sorted(reads)
     # reads happen only at triggers (or at the very start / the end of the input)
-    assert set(reads) <= {*times, rec.source_length, policy.first_read_ms(rec.source_length)}
+    assert set(reads) <= {*times, rec.source_length, policy.first_read_ms()}
     assert rec.delays == sorted(rec.delays) and all(d <= rec.source_length for d in rec.delays)
     assert sum(n for _, n in rec.trace) == len(rec.units)
     final = [model.token_list.index(p) for p in rec.units]

@@ -83,20 +83,19 @@ CHARS = ["a", "b", SPACE, "c", SPACE, "d", "e", "f", SPACE, "g"]  # the same in 
 def test_fixed_word_detection_counts(read_ms, word_ms, expected):
     assert fixed_word_count(read_ms, word_ms) == expected
     policy = WaitKWords(k=1, detection="fixed", word_ms=word_ms)
-    view = View(read_ms, 5000.0, [], None, 0)
+    view = View(read_ms, False, [], None, 0)
     assert policy.source_words(None, view) == expected
 
 
-@pytest.mark.parametrize(("settings", "source_ms", "expected"), [
-    ({"k": 3, "word_ms": 280, "chunk_ms": 280}, 5000, 840),
-    ({"k": 3, "word_ms": 280, "chunk_ms": 1000}, 5000, 1000),  # 1000 ms → 3 words
-    ({"k": 4, "word_ms": 280, "chunk_ms": 1000}, 5000, 2000),  # 1000 ms hold only 3
-    ({"k": 5, "word_ms": 280, "chunk_ms": 280}, 1200, 1200),  # more than the source
-    ({"k": 3, "detection": "adaptive", "chunk_ms": 280}, 5000, 280),
-    ({"k": 3, "detection": "adaptive", "chunk_ms": 280}, 100, 100),
+@pytest.mark.parametrize(("settings", "expected"), [
+    ({"k": 3, "word_ms": 280, "chunk_ms": 280}, 840),
+    ({"k": 3, "word_ms": 280, "chunk_ms": 1000}, 1000),  # 1000 ms → 3 words
+    ({"k": 4, "word_ms": 280, "chunk_ms": 1000}, 2000),  # 1000 ms hold only 3
+    ({"k": 5, "word_ms": 280, "chunk_ms": 280}, 1400),  # past a short source: stops at its end
+    ({"k": 3, "detection": "adaptive", "chunk_ms": 280}, 280),
 ])
-def test_first_read(settings, source_ms, expected):
-    assert WaitKWords(**settings).first_read_ms(source_ms) == pytest.approx(expected)
+def test_first_read(settings, expected):
+    assert WaitKWords(**settings).first_read_ms() == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(("pieces", "unit", "expected"), [

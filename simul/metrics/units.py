@@ -129,6 +129,17 @@ def word_delays(units: Sequence[str], unit_delays: Sequence[float], unit_type: U
              for w in found])
 
 
+def complete_words(units: Sequence[str], unit_delays: Sequence[float], unit_type: UnitType
+                   ) -> tuple[list[str], list[float]]:
+    """While the output goes on: the words of ``units`` known to be complete so far, each
+    charged as in :func:`word_delays`; a word still open at the end is left out (the next
+    unit may continue it)."""
+    if len(units) != len(unit_delays):
+        raise ValueError(f"{len(units)} units but {len(unit_delays)} unit_delays")
+    done = [w for w in _words(units, unit_type) if w.completed_at is not None]
+    return [w.text for w in done], [unit_delays[w.completed_at] for w in done]
+
+
 def words(units: Sequence[str], unit_type: UnitType) -> list[str]:
     """The words that ``units`` make (e.g. a source-language CTC transcript's)."""
     return [w.text for w in _words(units, unit_type)]

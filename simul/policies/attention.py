@@ -34,8 +34,8 @@ class _AttentionPolicy(Policy):
         self.require(self.chunk_ms > 0, "chunk_ms", "> 0")
         self.require(self.frames >= 0, "frames", "≥ 0")
 
-    def first_read_ms(self, source_ms: float) -> float:
-        return min(self.chunk_ms, source_ms)
+    def first_read_ms(self) -> float:
+        return self.chunk_ms
 
     def _stable(self, row, n_frames: int) -> bool:
         raise NotImplementedError
@@ -44,11 +44,11 @@ class _AttentionPolicy(Policy):
         if view.source_finished:
             return self.finish(model, view, maxlenratio=self.maxlenratio)
         if view.memo.get("decided_at") == view.read_ms:
-            return Read(min(view.read_ms + self.chunk_ms, view.source_ms))
+            return Read(view.read_ms + self.chunk_ms)
         view.memo["decided_at"] = view.read_ms
         hyp = model.greedy(view.encoded, view.units, maxlenratio=self.maxlenratio)
         if not hyp.tokens:
-            return Read(min(view.read_ms + self.chunk_ms, view.source_ms))
+            return Read(view.read_ms + self.chunk_ms)
         attn = model.cross_attention(view.encoded, view.units + hyp.tokens, self.layer)
         rows = attn[len(view.units) : len(view.units) + len(hyp.tokens)]  # (m, T_enc)
         keep = 0

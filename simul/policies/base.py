@@ -1,12 +1,16 @@
 """What every policy is: pure decision logic over what the model adapter proposes.
 
-The simulator (:mod:`simul.simulate`) owns the audio, the clock and the record. At every
-step it hands the policy a :class:`View` — how much source has been read, whether that is
-all of it, the units committed so far, and the encoder states of the prefix read — and the
+A streaming session (:class:`simul.stream.Session`; :func:`simul.simulate.simulate` runs
+one over a whole segment) owns the audio, the clock and the record. At every step it hands
+the policy a :class:`View` — how much source has been read, whether the source has ended
+there, the units committed so far, and the encoder states of the prefix read — and the
 policy answers :class:`Read` (read on, up to a time) or :class:`Write` (commit these units,
-perhaps finishing). Policies ask the adapter for proposals (a greedy continuation, a beam
-search from the committed prefix, a CTC transcript, attention weights); they never touch
-ESPnet, audio or time themselves.
+perhaps finishing). A policy never learns the total length of the source: a live stream
+does not know it either. It may ask to read past the end (``Read(math.inf)`` reads
+everything); the session then stops at the end and says so (``View.source_finished``).
+Policies ask the adapter for proposals (a greedy continuation, a beam search from the
+committed prefix, a CTC transcript, attention weights); they never touch ESPnet, audio or
+time themselves.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ if TYPE_CHECKING:  # types only: a policy never loads the model adapter (or ESPn
 
 @dataclass(frozen=True)
 class Read:
-    """Read the source up to ``until_ms`` (ms from the start; more than what was read)."""
+    """Read the source up to ``until_ms`` (ms from the start; more than what was read). A
+    time past the end of the source reads to the end (``math.inf``: all of it)."""
 
     until_ms: float
 
@@ -39,16 +44,12 @@ class View:
     """What a policy may look at when it decides (no look-ahead beyond ``read_ms``)."""
 
     read_ms: float
-    source_ms: float
+    source_finished: bool  # the source ends at read_ms: nothing more will come
     units: list[int]
     encoded: Encoded
     step: int
     memo: dict[str, Any] = field(default_factory=dict)  # the policy's own scratch space
     alignment: Alignment | None = None  # oracle word/phoneme times (mini corpus), if any
-
-    @property
-    def source_finished(self) -> bool:
-        return self.read_ms >= self.source_ms
 
 
 class Policy:
@@ -57,8 +58,8 @@ class Policy:
     name: ClassVar[str] = ""
     paper: ClassVar[str] = ""
 
-    def first_read_ms(self, source_ms: float) -> float:
-        """How much source to read before the first decision."""
+    def first_read_ms(self) -> float:
+        """How much source to read before the first decision (``math.inf``: all of it)."""
         raise NotImplementedError
 
     def decide(self, model: ESPnetST, view: View) -> Read | Write:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from simul.policies.base import Policy, Read, View, Write
@@ -18,12 +19,12 @@ class Offline(Policy):
     def __post_init__(self) -> None:
         self.require(self.beam >= 1, "beam", "≥ 1")
 
-    def first_read_ms(self, source_ms: float) -> float:
-        return source_ms
+    def first_read_ms(self) -> float:
+        return math.inf
 
     def decide(self, model, view: View) -> Read | Write:
         if not view.source_finished:
-            return Read(view.source_ms)
+            return Read(math.inf)
         if self.beam == 1:
             hyp = model.greedy(view.encoded, view.units)
         else:

@@ -103,8 +103,8 @@ class Onlinization(Policy):
         self.require(self.initial_wait_ms >= 0, "initial_wait_ms", "≥ 0")
         self.require(self.beam >= 1, "beam", "≥ 1")
 
-    def first_read_ms(self, source_ms: float) -> float:
-        return min(self.initial_wait_ms or self.chunk_ms, source_ms)
+    def first_read_ms(self) -> float:
+        return self.initial_wait_ms or self.chunk_ms
 
     def stable_prefix(self, chunks: Sequence[Sequence[Sequence[int]]]) -> Units:
         """The rule's prefix(W^c) given each chunk's hypotheses so far (best first)."""
@@ -116,7 +116,7 @@ class Onlinization(Policy):
 
     def decide(self, model, view: View) -> Read | Write:
         memo = view.memo
-        next_chunk = Read(min(view.read_ms + self.chunk_ms, view.source_ms))
+        next_chunk = Read(view.read_ms + self.chunk_ms)
         if not view.source_finished and memo.get("decided_at") == view.read_ms:
             return next_chunk  # this chunk's units have been written
         memo["decided_at"] = view.read_ms

@@ -11,7 +11,8 @@ Triggers (times in ms from the segment start):
   Δt; the paper's Δt are multiples of its 40 ms encoder frame, so that is every Δt.
 - ``"word"`` / ``"phoneme"`` (eq. 3, the oracle flexible pre-decision): a trigger where the
   aligned source token changes, i.e. at the end of every oracle word or phoneme of
-  ``view.alignment`` (inside the source, duplicates merged). Only segments with an
+  ``view.alignment`` (duplicates merged; one at or past the end of the source reads to the
+  end). Only segments with an
   alignment can use them.
 
 Policy: wait-k (Ma et al. 2019, g(i) = k + i − 1) between source "tokens" = triggers and
@@ -38,8 +39,8 @@ every new encoder output.
 
 Departures: the models here are offline-trained (the paper trains each k and Δt with the
 pre-decision in place). The oracle times come from the mini corpus' synthesizer (the paper:
-Gentle forced alignment). :meth:`first_read_ms` is given only the source duration, not the
-alignment, hence the empty first read of the flexible triggers. The policy knows the times
+Gentle forced alignment). :meth:`first_read_ms` is not given the alignment, hence the
+empty first read of the flexible triggers. The policy knows the times
 of oracle triggers not reached yet and uses them to know where to read to, which no real
 system could (the paper: "a SimulST model would not normally have access to this
 information").
@@ -74,37 +75,58 @@ class Predecision(Policy):
         self.require(self.k >= 1, "k", "≥ 1")
 
     # ------------------------------------------------------------------ triggers
-    def trigger_times(self, view: View) -> list[float]:
-        """Sorted trigger times (ms) inside the source, the source end excluded."""
-        if self.trigger == "fixed":
-            n = math.floor(view.source_ms / self.step_ms - _EPS)
-            return [m * self.step_ms for m in range(1, n + 1)]
-        if view.alignment is None:
-            raise ValueError(
-                f"predecision: trigger={self.trigger!r} needs the oracle {self.trigger} times "
-                f"of the segment (Segment.alignment, read from <split>.align.jsonl), but this "
-                f"segment has none; use trigger='fixed', or a corpus with alignments (the "
-                f"mini corpus built by simul)"
-            )
-        spans = view.alignment.words if self.trigger == "word" else view.alignment.phonemes
-        return sorted({float(s.end_ms) for s in spans if 0 < s.end_ms < view.source_ms})
-
-    def first_read_ms(self, source_ms: float) -> float:
-        if self.trigger == "fixed":
-            return min(self.k * self.step_ms, source_ms)
-        return 0.0  # the alignment is not known yet: the first decision reads to trigger k
-
-    def _triggers(self, view: View) -> list[float]:
+    def _oracle_times(self, view: View) -> list[float]:
+        """Sorted end times (ms) of the oracle words or phonemes (duplicates merged)."""
         if "triggers" not in view.memo:
-            view.memo["triggers"] = self.trigger_times(view)
+            if view.alignment is None:
+                raise ValueError(
+                    f"predecision: trigger={self.trigger!r} needs the oracle {self.trigger} "
+                    f"times of the segment (Segment.alignment, read from <split>.align.jsonl),"
+                    f" but this segment has none; use trigger='fixed', or a corpus with "
+                    f"alignments (the mini corpus built by simul)"
+                )
+            spans = view.alignment.words if self.trigger == "word" else view.alignment.phonemes
+            view.memo["triggers"] = sorted({float(s.end_ms) for s in spans if s.end_ms > 0})
         return view.memo["triggers"]
 
-    def _next_read(self, view: View, times: list[float], units: int) -> Read:
-        """Read to the first trigger after ``read_ms`` at which unit ``units`` + 1 is allowed."""
-        after = bisect.bisect_right(times, view.read_ms + _EPS)  # triggers passed so far
+    def trigger_time(self, view: View, index: int) -> float:
+        """The time (ms) of trigger ``index`` (0: the first); ``math.inf`` when the oracle
+        triggers have run out. Fixed triggers go on for ever: the policy never knows where
+        the source ends, and a read past the end stops there."""
+        if self.trigger == "fixed":
+            return (index + 1) * self.step_ms
+        times = self._oracle_times(view)
+        return times[index] if index < len(times) else math.inf
+
+    def triggers_passed(self, view: View) -> int:
+        """How many triggers lie at or before ``view.read_ms``."""
+        if self.trigger != "fixed":
+            return bisect.bisect_right(self._oracle_times(view), view.read_ms + _EPS)
+        limit = view.read_ms + _EPS
+        m = math.floor(limit / self.step_ms)
+        while (m + 1) * self.step_ms <= limit:  # floating point: m·Δt as trigger_time has it
+            m += 1
+        while m > 0 and m * self.step_ms > limit:
+            m -= 1
+        return m
+
+    def trigger_times(self, view: View, before_ms: float) -> list[float]:
+        """The triggers strictly inside a source of ``before_ms`` (e.g. to plot them)."""
+        if self.trigger == "fixed":
+            n = math.floor(before_ms / self.step_ms - _EPS)
+            return [m * self.step_ms for m in range(1, n + 1)]
+        return [t for t in self._oracle_times(view) if t < before_ms]
+
+    def first_read_ms(self) -> float:
+        if self.trigger == "fixed":
+            return self.k * self.step_ms
+        return 0.0  # the alignment is not known yet: the first decision reads to trigger k
+
+    def _next_read(self, view: View, units: int) -> Read:
+        """Read to the first trigger after ``read_ms`` at which unit ``units`` + 1 is allowed
+        (past the last oracle trigger: to the end)."""
         needed = self.k + units - 1  # index of the trigger that allows the next unit
-        index = max(after, needed)
-        return Read(times[index] if index < len(times) else view.source_ms)
+        return Read(self.trigger_time(view, max(self.triggers_passed(view), needed)))
 
     # ------------------------------------------------------------------ decisions
     def decide(self, model, view: View) -> Read | Write:
@@ -112,19 +134,17 @@ class Predecision(Policy):
         state = memo.get("state") if self.reuse_state else None
         if view.source_finished:
             return self.finish(model, view, maxlenratio=self.maxlenratio, state=state)
-        times = self._triggers(view)
         if memo.get("decided_at") == view.read_ms:
-            return self._next_read(view, times, len(view.units))
+            return self._next_read(view, len(view.units))
         memo["decided_at"] = view.read_ms
-        passed = bisect.bisect_right(times, view.read_ms + _EPS)
-        budget = passed - self.k + 1 - len(view.units)  # g(i) = k + i − 1
+        budget = self.triggers_passed(view) - self.k + 1 - len(view.units)  # g(i) = k + i − 1
         if budget <= 0:
-            return self._next_read(view, times, len(view.units))
+            return self._next_read(view, len(view.units))
         hyp = model.greedy(view.encoded, view.units, max_new=budget,
                            maxlenratio=self.maxlenratio, state=state)
         memo["state"] = hyp.resume
         if hyp.ended and not self.force_finish:
             return Write(tuple(hyp.tokens), finished=True)
         if not hyp.tokens:
-            return self._next_read(view, times, len(view.units))
+            return self._next_read(view, len(view.units))
         return Write(tuple(hyp.tokens))

@@ -42,8 +42,10 @@ from fractions import Fraction
 from simul.policies.base import Policy, Read, View, Write
 
 
-def g_ms(t: int, *, k: int, stride_ms: float, catchup: float, source_ms: float) -> float:
-    """g(t) of Han et al. 2020 §2.1: ms of source read before writing target unit t ≥ 1."""
+def g_ms(t: int, *, k: int, stride_ms: float, catchup: float,
+         source_ms: float = math.inf) -> float:
+    """g(t) of Han et al. 2020 §2.1: ms of source read before writing target unit t ≥ 1
+    (``source_ms``: |x|, unknown to a policy while it reads, so infinite by default)."""
     if t < 1:
         raise ValueError(f"g_ms: t={t}; target units are counted from 1")
     # ⌊c·t⌋ on the decimal value of c: 0.29 · 100 is 28.999… in binary floating point
@@ -67,19 +69,19 @@ class WaitKCatchup(Policy):
         self.require(self.stride_ms > 0, "stride_ms", "> 0")
         self.require(self.on_eos in ("read", "stop"), "on_eos", "'read' or 'stop'")
 
-    def g_ms(self, t: int, source_ms: float) -> float:
-        return g_ms(t, k=self.k, stride_ms=self.stride_ms, catchup=self.catchup,
-                    source_ms=source_ms)
+    def g_ms(self, t: int) -> float:
+        """g(t) without the cap at |x|: a read past the end stops at the end."""
+        return g_ms(t, k=self.k, stride_ms=self.stride_ms, catchup=self.catchup)
 
-    def first_read_ms(self, source_ms: float) -> float:
-        return self.g_ms(1, source_ms)
+    def first_read_ms(self) -> float:
+        return self.g_ms(1)
 
     def decide(self, model, view: View) -> Read | Write:
         memo = view.memo
         state = memo.get("state") if self.reuse_state else None
         if view.source_finished:
             return self.finish(model, view, maxlenratio=self.maxlenratio, state=state)
-        need_ms = self.g_ms(len(view.units) + 1, view.source_ms)
+        need_ms = self.g_ms(len(view.units) + 1)
         if view.read_ms < need_ms:
             return Read(need_ms)
         hyp = model.greedy(view.encoded, view.units, max_new=1, maxlenratio=self.maxlenratio,
@@ -88,5 +90,5 @@ class WaitKCatchup(Policy):
         if not hyp.tokens:  # EOS (or the cap of this prefix) before the end of the input
             if hyp.ended and self.on_eos == "stop":
                 return Write((), finished=True)
-            return Read(min(view.read_ms + self.stride_ms, view.source_ms))
+            return Read(view.read_ms + self.stride_ms)
         return Write(tuple(hyp.tokens))

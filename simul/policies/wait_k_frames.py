@@ -35,13 +35,13 @@ class WaitKFrames(Policy):
         self.require(self.n >= 1, "n", "≥ 1 unit")
         self.require(self.maxlenratio >= 0, "maxlenratio", "≥ 0")
 
-    def first_read_ms(self, source_ms: float) -> float:
-        return min(self.k * FRAME_MS, source_ms)
+    def first_read_ms(self) -> float:
+        return self.k * FRAME_MS
 
     def decide(self, model, view: View) -> Read | Write:
         memo = view.memo
         if memo.get("wrote_at") == view.read_ms and not view.source_finished:
-            return Read(min(view.read_ms + self.s * FRAME_MS, view.source_ms))
+            return Read(view.read_ms + self.s * FRAME_MS)
         state = memo.get("state") if self.reuse_state else None
         if view.source_finished:
             return self.finish(model, view, maxlenratio=self.maxlenratio, state=state)

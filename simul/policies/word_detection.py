@@ -98,16 +98,17 @@ class WaitKWords(Policy):
         self.require(self.chunk_ms > 0, "chunk_ms", "> 0")
 
     # ------------------------------------------------------------------ schedule
-    def first_read_ms(self, source_ms: float) -> float:
+    def first_read_ms(self) -> float:
         if self.detection == "adaptive":
-            return min(self.chunk_ms, source_ms)
+            return self.chunk_ms
         chunks = math.ceil(self.k * self.word_ms / self.chunk_ms - _EPS)  # first W(t) ≥ k
-        return min(max(chunks, 1) * self.chunk_ms, source_ms)
+        return max(chunks, 1) * self.chunk_ms
 
-    def next_read_ms(self, read_ms: float, source_ms: float) -> float:
-        """The next point of the chunk grid (multiples of ``chunk_ms``), or the end."""
+    def next_read_ms(self, read_ms: float) -> float:
+        """The next point of the chunk grid (multiples of ``chunk_ms``; the session stops a
+        read past the end at the end)."""
         chunks = math.floor(read_ms / self.chunk_ms + _EPS) + 1
-        return min(chunks * self.chunk_ms, source_ms)
+        return chunks * self.chunk_ms
 
     def source_words(self, model, view: View) -> int:
         """W(t): source words detected in the ``view.read_ms`` read so far."""
@@ -129,7 +130,7 @@ class WaitKWords(Policy):
         if view.source_finished:
             hyp = model.greedy(view.encoded, view.units, maxlenratio=self.maxlenratio)
             return Write(tuple(hyp.tokens), finished=True)
-        next_read = Read(self.next_read_ms(view.read_ms, view.source_ms))
+        next_read = Read(self.next_read_ms(view.read_ms))
         if memo.get("decided_at") == view.read_ms:
             return next_read
         memo["decided_at"] = view.read_ms
