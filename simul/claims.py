@@ -173,14 +173,22 @@ def _claimed(claimed: str) -> str:
     return claimed
 
 
-def _resamples(n: int, resamples: int, seed: int) -> np.ndarray:
+FULL_RESAMPLES = 1000
+RESAMPLES = FULL_RESAMPLES
+"""Bootstrap resamples when a call names none. A quick notebook run
+(``notebook.setup(quick=True)``) lowers it to :data:`QUICK_RESAMPLES`: intervals on a handful
+of segments are wide anyway, and the percentiles of 200 resamples move by a few percent."""
+QUICK_RESAMPLES = 200
+
+
+def _resamples(n: int, resamples: int | None, seed: int) -> np.ndarray:
     if n < 2:
         raise ValueError(f"a paired bootstrap needs at least 2 segments, got {n}")
-    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    return np.random.default_rng(seed).integers(0, n, size=(resamples or RESAMPLES, n))
 
 
 def mean_difference(a: Sequence[float], b: Sequence[float], *, claimed: str,
-                    resamples: int = 1000, seed: int = 0) -> Evidence:
+                    resamples: int | None = None, seed: int = 0) -> Evidence:
     """Segment-level paired bootstrap of mean(B) − mean(A): ``a[i]`` and ``b[i]`` are two
     systems' values on segment i (e.g. sentence-level AL in ms, whose mean SimulEval
     reports). The same resampled segments are used for both systems."""
@@ -209,7 +217,7 @@ def _bleu(stats: np.ndarray) -> float:
 
 
 def bleu_difference(hyps_a: Sequence[str], hyps_b: Sequence[str], refs: Sequence[str], *,
-                    claimed: str, resamples: int = 1000, seed: int = 0) -> Evidence:
+                    claimed: str, resamples: int | None = None, seed: int = 0) -> Evidence:
     """Paired bootstrap of corpus BLEU(B) − BLEU(A), as sacrebleu's paired bootstrap
     resamples (Koehn 2004): segment-level BLEU sufficient statistics summed over the same
     resampled segments for both systems, then scored; sacrebleu's default BLEU (13a)."""
@@ -280,7 +288,7 @@ class Segments:
 
 
 def bootstrap(rows: pd.DataFrame | Segments, statistic: Callable[[pd.DataFrame], float], *,
-              claimed: str, metrics: Sequence[str] = ("AL",), resamples: int = 1000,
+              claimed: str, metrics: Sequence[str] = ("AL",), resamples: int | None = None,
               seed: int = 0) -> Evidence:
     """Evidence for a claim that ``statistic`` of some settings is ``claimed`` ("greater" or
     "less") than 0. ``statistic`` maps the rows (with BLEU and ``metrics`` as columns) to a
@@ -338,7 +346,7 @@ def weakest_step(*, by: str | Sequence[str], along: str, metric: str = "AL",
 
 
 def evaluate(rows: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], *, claimed: str,
-             metrics: Sequence[str] = ("AL",), resamples: int = 1000,
+             metrics: Sequence[str] = ("AL",), resamples: int | None = None,
              seed: int = 0) -> Evidence:
     """:func:`bootstrap` over the segments when ``rows`` carry their records (a sweep's
     summary does); on a summary without them (hand-made tables, the tests of a paper's

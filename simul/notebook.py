@@ -71,10 +71,10 @@ class Notebook:
 def setup(figures_dir: str | Path, runs_dir: str | Path, *, models: Sequence[str | Path] = (),
           quick: bool = False, dask_scheduler: str | None = None,
           workers: int | None = None) -> Notebook:
-    """Style the plots, quiet ESPnet's notices and check that every model of ``models`` is
-    there (a shipped name or a model directory): a missing one raises ``FileNotFoundError``
-    before anything runs."""
-    from simul import plots
+    """Style the plots, quiet ESPnet's notices, set the claims' bootstrap resamples (fewer
+    in a quick run) and check that every model of ``models`` is there (a shipped name or a
+    model directory): a missing one raises ``FileNotFoundError`` before anything runs."""
+    from simul import claims, plots
     from simul.models.zoo import MODELS_DIR
 
     missing = missing_models([models] if isinstance(models, str | Path) else models)
@@ -85,5 +85,6 @@ def setup(figures_dir: str | Path, runs_dir: str | Path, *, models: Sequence[str
     plots.style()
     warnings.filterwarnings("ignore", category=FutureWarning)  # ESPnet's torch.cuda.amp
     logging.getLogger("espnet.nets.beam_search").setLevel(logging.ERROR)  # length-cap notices
+    claims.RESAMPLES = claims.QUICK_RESAMPLES if quick else claims.FULL_RESAMPLES
     return Notebook(Path(figures_dir), Path(runs_dir), quick=quick,
                     dask_scheduler=dask_scheduler, workers=workers)

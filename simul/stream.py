@@ -106,7 +106,7 @@ class Session:
                  clock: Callable[[], float] = time.perf_counter):
         self.model, self.policy, self.alignment = model, policy, alignment
         self.max_steps, self.clock = max_steps, clock
-        self._audio = np.zeros(SAMPLE_RATE, np.float32)  # grows by doubling
+        self._audio = np.zeros(0, np.float32)  # the audio received; grows by doubling
         self._samples = 0
         self._ended = False
         self.finished = False
@@ -140,7 +140,8 @@ class Session:
 
     def push(self, chunk, *, sample_rate: int | None = None, last: bool = False) -> Update:
         """Add ``chunk`` (16 kHz mono float samples; any length, also empty) and decide as
-        far as the audio allows. ``last``: the stream ends with this chunk. Audio pushed
+        far as the audio allows. ``last``: the stream ends with this chunk. Chunks are
+        copied, except a whole stream given at once (kept, do not modify it). Audio pushed
         after the translation has finished (a policy may stop before the end) is kept for
         the record but decides nothing."""
         if self._ended:
@@ -149,11 +150,17 @@ class Session:
         array = _as_chunk(chunk, sample_rate)
         if last and self._samples + array.size == 0:
             raise StreamError("empty stream: no audio was pushed before the end")
-        if self._samples + array.size > self._audio.size:
-            grown = np.zeros(max(2 * self._audio.size, self._samples + array.size), np.float32)
-            grown[: self._samples] = self._audio[: self._samples]
-            self._audio = grown
-        self._audio[self._samples : self._samples + array.size] = array
+        if self._samples == 0 and last:
+            # a whole stream in one chunk is kept as given, not copied: a segment stays the
+            # same array, by which SharedCalls recognises the prefixes other settings encoded
+            self._audio = array
+        elif array.size:
+            if self._samples + array.size > self._audio.size:
+                grown = np.zeros(max(2 * self._audio.size, self._samples + array.size),
+                                 np.float32)
+                grown[: self._samples] = self._audio[: self._samples]
+                self._audio = grown
+            self._audio[self._samples : self._samples + array.size] = array
         self._samples += array.size
         self._ended = last
         return self._advance()

@@ -4,7 +4,7 @@ text and spans, and the word boundaries policies see while units are written."""
 import pytest
 
 from simul.metrics import units as unit_words
-from simul.metrics.units import word_delays
+from simul.metrics.units import complete_words, word_delays
 
 S = "<space>"
 
@@ -140,3 +140,16 @@ def test_separators():
     assert not unit_words.is_separator("\u2581", "bpe")  # "▁" also begins a word
     with pytest.raises(ValueError, match="unit_type"):
         unit_words.begins_word([], "a", "phones")
+
+
+@pytest.mark.parametrize(("units", "unit_type", "words", "delays"), [
+    (["a", "b", "<space>", "c"], "char", ["ab"], [30.0]),  # "c" may go on
+    (["a", "<space>", "<space>", "c", "<space>"], "char", ["a", "c"], [20.0, 50.0]),
+    (["\u2581ab", "c", "\u2581d"], "bpe", ["abc"], [30.0]),  # complete once "▁d" begins
+    (["\u2581ab", "c"], "bpe", [], []),
+    (["a@@", "b", "c@@"], "bpe@@", ["ab"], [20.0]),  # "b" has no "@@": its word is done
+    ([], "bpe", [], []),
+])
+def test_complete_words_while_writing(units, unit_type, words, delays):
+    unit_delays = [10.0 * (i + 1) for i in range(len(units))]
+    assert complete_words(units, unit_delays, unit_type) == (words, delays)
