@@ -50,6 +50,15 @@ def _corpus_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _corpus_simuleval(args: argparse.Namespace) -> int:
+    from simul.corpus import export_simuleval
+
+    n = export_simuleval(args.root, args.pair, args.split, args.out,
+                         max_utterances=args.max_utterances)
+    print(f"{args.out}: {n} segments (source.txt, target.txt, one wav each)")
+    return 0
+
+
 def _train(args: argparse.Namespace) -> int:
     from simul.models import train
 
@@ -96,12 +105,9 @@ def _decode(args: argparse.Namespace) -> int:
     from simul import decode, records
     from simul.metrics.quality import corpus_quality
     from simul.models import zoo
-    from simul.policies import make
+    from simul.policies import make, parse_settings
 
-    bad = [kv for kv in args.set if "=" not in kv]
-    if bad:
-        raise ValueError(f"--set expects KEY=VALUE, got {bad[0]!r}")
-    settings = dict(kv.split("=", 1) for kv in args.set)
+    settings = parse_settings(args.set)
     if args.policy == "offline" and "beam" not in settings:
         settings["beam"] = str(args.beam)
     trained_on = decode.model_pair(args.model)
@@ -118,6 +124,21 @@ def _decode(args: argparse.Namespace) -> int:
     print(f"{len(recs)} records → {args.out}; BLEU {q.bleu:.2f}, length ratio "
           f"{q.length_ratio:.3f} ({q.bleu_signature})")
     return 0
+
+
+def _stream(args: argparse.Namespace) -> int:
+    from simul import decode, live
+    from simul.policies import parse_settings
+
+    settings = parse_settings(args.set)
+    pair = args.pair or decode.model_pair(args.model) or decode.DEFAULT_PAIR
+    source = live.open_source(wav=args.wav, segment=args.segment, mic=args.mic,
+                              start_s=args.start, duration_s=args.duration,
+                              chunk_ms=args.chunk_ms, corpus=args.corpus, pair=pair,
+                              split=args.split)
+    return live.main_stream(model=args.model, policy=args.policy,
+                            settings=settings, source=source,
+                            chunk_ms=args.chunk_ms, realtime=args.realtime)
 
 
 def _policies(args: argparse.Namespace) -> int:
@@ -181,6 +202,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default=str(DEFAULT_ROOT), help="corpus root [%(default)s]")
     p.set_defaults(func=_corpus_verify)
 
+    p = corpus_cmds.add_parser("simuleval", help="a split as SimulEval's speech input: one wav "
+                               "per segment, source.txt, target.txt")
+    p.add_argument("--root", default=str(DEFAULT_ROOT), help="corpus root [%(default)s]")
+    p.add_argument("--pair", default="en-es", help="language pair [%(default)s]")
+    p.add_argument("--split", default="tst-COMMON", help="split [%(default)s]")
+    p.add_argument("--max-utterances", type=int, default=None, help="the first N segments")
+    p.add_argument("--out", required=True, help="output folder (replaced)")
+    p.set_defaults(func=_corpus_simuleval)
+
     p = commands.add_parser("train", help="train (or continue training) an offline ST model")
     p.add_argument("recipe", nargs="?", help="recipe name (see --list)")
     p.add_argument("--list", action="store_true", help="list the recipes")
@@ -232,6 +262,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-utterances", type=int, default=None)
     p.add_argument("--out", required=True)
     p.set_defaults(func=_decode)
+
+    p = commands.add_parser(
+        "stream", help="translate a sound file, a corpus segment or a microphone as it plays",
+        description="Feed audio to a policy in chunks and print each word as it is written, "
+        "with the source time (s) it was written at; then the real-time factor (compute / "
+        "audio). An offline model re-encodes the whole prefix read at every decision, so a "
+        "talk of minutes is slow: stream a part of it (--start/--duration) or one segment.")
+    p.add_argument("--model", required=True, help="shipped model name or ESPnet model dir")
+    p.add_argument("--policy", required=True, help="see `simul policies`, e.g. onlinization")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="policy setting, e.g. --set k=200 --set n=2")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--wav", metavar="FILE",
+                        help="a sound file (any rate or channels: resampled to 16 kHz mono)")
+    source.add_argument("--segment", metavar="ID",
+                        help="one segment of a corpus split, e.g. talk_0480_2 (see --corpus, "
+                        "--pair, --split)")
+    source.add_argument("--mic", action="store_true",
+                        help="the microphone, until Ctrl-C (needs pip install 'simul[live]')")
+    p.add_argument("--start", type=float, default=None, metavar="S",
+                   help="--wav: start S seconds in [0]")
+    p.add_argument("--duration", type=float, default=None, metavar="S",
+                   help="--wav, --mic: stream S seconds [to the end]")
+    p.add_argument("--chunk-ms", type=float, default=100.0, metavar="MS",
+                   help="audio fed at a time; the decisions do not depend on it "
+                   "[%(default)g]")
+    p.add_argument("--realtime", action="store_true",
+                   help="feed the audio at the speed of speech and report the lag (when "
+                   "each word appears minus its source time)")
+    p.add_argument("--corpus", default=str(DEFAULT_ROOT), help="--segment: corpus root "
+                   "[%(default)s]")
+    p.add_argument("--pair", default=None,
+                   help="--segment: language pair [the model's own, else en-es]")
+    p.add_argument("--split", default="tst-COMMON", help="--segment: split [%(default)s]")
+    p.set_defaults(func=_stream)
 
     p = commands.add_parser("policies", help="list policies, their settings and papers")
     p.set_defaults(func=_policies)

@@ -8,13 +8,21 @@ made visible, then a small sweep.
 - :func:`partial_outputs` — the committed text after every WRITE;
 - :func:`word_latency` and :func:`metrics_table` — delays against elapsed times
   (computation-aware) per word, and every metric of ``simul score`` for one record;
+- :func:`live_replay` — the translation appearing word by word as the audio plays: a
+  static figure (waveform, each word at the source time it was written) and, in a
+  notebook opened by a person, an audio player that reveals the words as it plays;
 - :func:`spec` — the small wait-k sweep at the end.
 """
 
 from __future__ import annotations
 
+import base64
+import html
+import io
 import math
+import uuid
 
+import numpy as np
 import pandas as pd
 
 from simul import notebook
@@ -104,3 +112,156 @@ def claims(record: Record, grid: pd.DataFrame) -> list[Claim]:
     out.append(Claim("T-k", "AL grows with k (at each stride s)", not failures and seen > 0,
                      "; ".join(failures) or f"{seen} strides, all monotone"))
     return out
+
+
+# ---------------------------------------------------------------------------- live replay
+
+def timed_words(words) -> list[tuple[str, float]]:
+    """(word, delay ms) pairs from a :class:`~simul.records.Record`, from words with
+    ``text`` and ``delay_ms`` (:class:`simul.stream.Word`, :class:`simul.live.Shown`) or from
+    (text, delay ms) pairs."""
+    if isinstance(words, Record):
+        texts = words.prediction.split()
+        if len(texts) != len(words.delays):
+            raise ValueError(f"record {words.segment_id or words.index}: "
+                             f"{len(texts)} words but {len(words.delays)} delays")
+        return list(zip(texts, map(float, words.delays), strict=True))
+    out = []
+    for w in words:
+        if hasattr(w, "text") and hasattr(w, "delay_ms"):
+            out.append((str(w.text), float(w.delay_ms)))
+        else:
+            text_, delay = w
+            out.append((str(text_), float(delay)))
+    return out
+
+
+def interactive_frontend() -> bool:
+    """Whether this runs in a Jupyter kernel driven by a person's frontend (JupyterLab,
+    Notebook, VS Code), where HTML and its scripts are shown. Batch runs (papermill,
+    ``jupyter nbconvert --execute``) execute cells without stdin (``allow_stdin`` false)
+    and no script of theirs ever runs; outside a kernel there is no frontend at all."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    kernel = getattr(get_ipython(), "kernel", None)
+    return bool(getattr(kernel, "_allow_stdin", False))
+
+
+def _groups(words: list[tuple[str, float]]) -> list[tuple[float, str]]:
+    """Consecutive words written at the same source time, joined: (delay ms, text)."""
+    out: list[tuple[float, list[str]]] = []
+    for text_, delay in words:
+        if out and out[-1][0] == delay:
+            out[-1][1].append(text_)
+        else:
+            out.append((delay, [text_]))
+    return [(d, " ".join(ws)) for d, ws in out]
+
+
+def replay_figure(audio: np.ndarray, words, *, rate: int = 16000, alignment=None,
+                  title: str = ""):
+    """The static replay: the waveform (time in s) and, below it, one row per write in
+    time order, with the words written then placed at that source time (a dotted line
+    marks it on the waveform). With an oracle ``alignment`` the source words are named on
+    the top axis. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    pairs = timed_words(words)
+    groups = _groups(pairs)
+    audio = np.asarray(audio, dtype=np.float32).reshape(-1)
+    seconds = audio.size / rate
+    end = max([seconds, *(d / 1000 for d, _ in groups)]) or 1.0
+    rows = max(len(groups), 1)
+    fig, (wave, out) = plt.subplots(
+        2, 1, sharex=True, figsize=(9.0, min(2.4 + 0.28 * rows, 12.0)),
+        gridspec_kw={"height_ratios": [1.0, max(1.0, 0.28 * rows)]})
+    if audio.size:  # min/max envelope per 10 ms: the shape of the speech, cheap to draw
+        hop = max(1, rate // 100)
+        n = audio.size // hop
+        if n:
+            frames = audio[: n * hop].reshape(n, hop)
+            t = (np.arange(n) + 0.5) * hop / rate
+            wave.fill_between(t, frames.min(axis=1), frames.max(axis=1), color="tab:blue",
+                              lw=0, alpha=0.8)
+    if alignment is not None and alignment.words:
+        for i, w in enumerate(alignment.words):
+            if i % 2 == 0:
+                wave.axvspan(w.start_ms / 1000, w.end_ms / 1000, color="0.9", zorder=0, lw=0)
+        top = wave.secondary_xaxis("top")
+        top.set_xticks([(w.start_ms + w.end_ms) / 2000 for w in alignment.words],
+                       labels=[w.text for w in alignment.words])
+        top.tick_params(axis="x", labelrotation=60, labelsize=8, length=0)
+        for label in top.get_xticklabels():
+            label.set_horizontalalignment("left")
+    wave.set_ylabel("audio")
+    wave.set_yticks([])
+    for i, (delay, text_) in enumerate(groups):
+        x = delay / 1000
+        wave.axvline(x, color="tab:orange", ls=":", lw=1)
+        out.plot([x], [i], marker="v", color="tab:orange", ms=6)
+        right = x > 0.7 * end  # late words end at their time, so that they stay in view
+        out.annotate(text_, (x, i), textcoords="offset points", xytext=(-6 if right else 6, 0),
+                     ha="right" if right else "left", va="center", fontsize=9)
+    out.set_ylim(rows - 0.5, -0.5)
+    out.set_yticks([])
+    out.set_ylabel("words written")
+    out.set_xlim(0, end * 1.02)
+    out.set_xlabel("source time (s): each word where the policy wrote it")
+    wave.set_title(title or f"{len(pairs)} words as they were written", fontsize=10)
+    return fig
+
+
+def replay_html(audio: np.ndarray, words, *, rate: int = 16000) -> str:
+    """An audio player and the translation below it; a small script reveals each word
+    when the audio reaches the source time it was written at. Without scripts (a static
+    viewer) the whole translation shows."""
+    import soundfile as sf
+
+    buffer = io.BytesIO()
+    sf.write(buffer, np.clip(np.asarray(audio, dtype=np.float32).reshape(-1), -1, 1), rate,
+             format="WAV", subtype="PCM_16")
+    src = "data:audio/wav;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    uid = f"simul-replay-{uuid.uuid4().hex[:12]}"
+    spans = " ".join(
+        f'<span data-t="{delay / 1000:.3f}" title="written at {delay / 1000:.2f} s of source" '
+        f'style="transition: opacity .15s">{html.escape(text_)}</span>'
+        for text_, delay in timed_words(words))
+    return f"""<div id="{uid}" style="max-width: 52em">
+<audio controls preload="auto" src="{src}"></audio>
+<div style="margin-top: .4em; font-size: 1.15em; line-height: 1.7">{spans}</div>
+</div>
+<script>
+(function () {{
+  var root = document.getElementById("{uid}");
+  if (!root) return;
+  var audio = root.querySelector("audio"), words = root.querySelectorAll("span[data-t]");
+  function show() {{
+    var t = audio.ended ? Infinity : audio.currentTime;
+    words.forEach(function (w) {{ w.style.opacity = parseFloat(w.dataset.t) <= t ? 1 : 0.1; }});
+  }}
+  function loop() {{ show(); if (!audio.paused && !audio.ended) requestAnimationFrame(loop); }}
+  ["play", "seeked", "timeupdate", "ended"].forEach(function (e) {{
+    audio.addEventListener(e, e === "play" ? loop : show);
+  }});
+  show();
+}})();
+</script>"""
+
+
+def live_replay(audio: np.ndarray, words, *, rate: int = 16000, alignment=None,
+                title: str = "", player: bool | None = None):
+    """Replay a simultaneous translation: the static figure (:func:`replay_figure`, always
+    drawn and returned) and, with ``player`` (default: when :func:`interactive_frontend`),
+    the audio player of :func:`replay_html` shown above it, revealing each word when the
+    audio reaches the source time the policy wrote it at.
+
+    ``words``: a :class:`~simul.records.Record`, words of a stream (``text``,
+    ``delay_ms``) or (text, delay ms) pairs; ``audio``: the source they were written on."""
+    pairs = timed_words(words)
+    if interactive_frontend() if player is None else player:
+        from IPython.display import HTML, display
+
+        display(HTML(replay_html(audio, pairs, rate=rate)))
+    return replay_figure(audio, pairs, rate=rate, alignment=alignment, title=title)

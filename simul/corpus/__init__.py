@@ -25,7 +25,7 @@ DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "data" / "mini"
 
 __all__ = [
     "SAMPLE_RATE", "Alignment", "CorpusError", "DEFAULT_ROOT", "Segment", "Word",
-    "find_split_dir", "load", "load_list", "check_built",
+    "find_split_dir", "load", "load_list", "check_built", "export_simuleval",
 ]
 
 
@@ -51,3 +51,41 @@ def load(root: str | Path, pair: str, split: str, *, with_audio: bool = True,
 
 def load_list(root: str | Path, pair: str, split: str, **kw) -> list[Segment]:
     return list(load(root, pair, split, **kw))
+
+
+def export_simuleval(root: str | Path, pair: str, split: str, out: str | Path, *,
+                     max_utterances: int | None = None,
+                     ids: list[str] | None = None) -> int:
+    """Write a split as SimulEval reads speech input: one wav per segment (16 kHz mono,
+    float samples, as the segments are read), ``source.txt`` (their paths, one per line)
+    and ``target.txt`` (the references), under ``out``; the first ``max_utterances``
+    segments, or those of ``ids``. Written into a temporary folder first, so an
+    interrupted export leaves nothing half. Returns the number of segments."""
+    import os
+    import shutil
+    import tempfile
+
+    import soundfile as sf
+
+    out = Path(out)
+    segments = load_list(root, pair, split, limit=None if ids else max_utterances)
+    if ids:
+        by_id = {s.id: s for s in segments}
+        missing = [i for i in ids if i not in by_id]
+        if missing:
+            raise CorpusError(f"{root} {pair} {split}: no segment {missing[0]!r}")
+        segments = [by_id[i] for i in ids]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        for seg in segments:
+            sf.write(tmp / f"{seg.id}.wav", seg.audio, SAMPLE_RATE, subtype="FLOAT")
+        (tmp / "source.txt").write_text(
+            "".join(f"{(out / seg.id).resolve()}.wav\n" for seg in segments))
+        (tmp / "target.txt").write_text("".join(f"{seg.target}\n" for seg in segments))
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return len(segments)

@@ -12,7 +12,7 @@ import pkgutil
 
 from simul.policies.base import Policy, Read, View, Write
 
-__all__ = ["Policy", "Read", "View", "Write", "registry", "make"]
+__all__ = ["Policy", "Read", "View", "Write", "registry", "make", "parse_settings"]
 
 
 def _subclasses(cls: type) -> list[type]:
@@ -39,6 +39,14 @@ def _coerce(value: str, kind) -> object:
     if kind.startswith("float"):
         return float(value)
     return value
+
+
+def parse_settings(pairs: list[str] | None) -> dict[str, str]:
+    """``--set KEY=VALUE`` options (``["k=3", "detection=fixed"]``) as a dict of strings."""
+    bad = [kv for kv in pairs or [] if "=" not in kv]
+    if bad:
+        raise ValueError(f"--set expects KEY=VALUE, got {bad[0]!r}")
+    return dict(kv.split("=", 1) for kv in pairs or [])
 
 
 def make(name: str, settings: dict[str, str] | None = None) -> Policy:
