@@ -156,7 +156,16 @@ def _sweep(args: argparse.Namespace) -> int:
     from simul.sweep import main_sweep
 
     return main_sweep(args.spec, force=args.force, workers=args.workers,
-                      scheduler=args.scheduler, quiet=args.quiet)
+                      scheduler=args.scheduler, quiet=args.quiet, store=not args.no_store)
+
+
+def _store(args: argparse.Namespace) -> int:
+    from simul import store
+
+    if args.store_command == "clear":
+        return store.main_clear(model=args.model, older_than_days=args.older_than,
+                                yes=args.yes)
+    return store.main_info()
 
 
 def _reproduce(args: argparse.Namespace) -> int:
@@ -165,7 +174,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     return main_reproduce(args.only, quick=args.quick, figures_dir=args.figures,
                           executed_dir=args.executed, runs_dir=args.runs, corpus=args.corpus,
                           dask_scheduler=args.scheduler, max_utterances=args.max_utterances,
-                          jobs=args.jobs)
+                          jobs=args.jobs, store=not args.no_store)
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -315,7 +324,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="run the utterances on this Dask distributed scheduler")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-store", action="store_true",
+                   help="decode everything: neither take records from the record store nor "
+                        "add to it (see `simul store`)")
     p.set_defaults(func=_sweep)
+
+    p = commands.add_parser(
+        "store", help="the record store shared by all sweeps: describe or clear it",
+        description="Sweeps take the records they would decode again (same model, corpus, "
+        "segment, policy settings and decoding code) from the record store, and add what "
+        "they decode. It lives in ~/.cache/simul/records; SIMUL_STORE=DIR moves it, "
+        "SIMUL_STORE=off turns it off.")
+    p.set_defaults(func=_store, store_command="info")
+    scmds = p.add_subparsers(dest="store_command", metavar="ACTION")
+    scmds.add_parser("info", help="location, records, size, records by model and policy")
+    q = scmds.add_parser("clear", help="remove records (all, or those chosen)")
+    q.add_argument("--model", default=None, metavar="NAME",
+                   help="only the records of this model (its name, or a checksum prefix)")
+    q.add_argument("--older-than", type=float, default=None, metavar="DAYS",
+                   help="only records stored more than DAYS days ago")
+    q.add_argument("--yes", action="store_true",
+                   help="remove them (without it: say how many would go)")
 
     p = commands.add_parser("reproduce", help="run the notebooks: every table and figure")
     p.add_argument("--quick", action="store_true", help="a handful of utterances per notebook")
@@ -333,6 +362,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="notebooks at once [full run: 1, its sweeps use every core; "
                         "--quick: one per core]")
+    p.add_argument("--no-store", action="store_true",
+                   help="the sweeps decode everything: no records from the record store, "
+                        "none added")
     p.set_defaults(func=_reproduce)
     return parser
 

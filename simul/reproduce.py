@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from simul import store as store_module
+
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = REPO / "notebooks"
 FIGURES_DIR = REPO / "figures"
@@ -116,14 +118,36 @@ def run(only: list[str] | None = None, *, quick: bool = False,
         figures_dir: str | Path = FIGURES_DIR, executed_dir: str | Path = EXECUTED_DIR,
         runs_dir: str | Path = RUNS_DIR, corpus: str | None = None,
         dask_scheduler: str | None = None, max_utterances: int | None = None,
-        jobs: int | None = None, log=print) -> dict[str, Path]:
+        jobs: int | None = None, store: bool = True, log=print) -> dict[str, Path]:
     """Execute the notebooks; return {name: executed notebook path}. Stops at the first
     notebook that fails (papermill's error names the cell; the partial copy is kept).
 
     ``jobs`` notebooks run at once. A full run executes them one by one (each sweep uses
     every core); a quick run, whose sweeps decode in the kernel (no pool to start for a
     few utterances), runs one notebook per core, each kernel with one thread. With several
-    at once, those not started when one fails are not run."""
+    at once, those not started when one fails are not run.
+
+    The notebooks' sweeps use the record store (:mod:`simul.store`) unless ``store`` is
+    False: the kernels run with ``SIMUL_STORE`` set to this process's store (absolute: the
+    kernels run in ``notebooks/``) or ``off``."""
+    root = store_module.location() if store else None
+    previous = os.environ.get(store_module.ENV)
+    os.environ[store_module.ENV] = "off" if root is None else str(root.absolute())
+    try:  # the kernels inherit it
+        return _run(only, quick=quick, figures_dir=figures_dir, executed_dir=executed_dir,
+                    runs_dir=runs_dir, corpus=corpus, dask_scheduler=dask_scheduler,
+                    max_utterances=max_utterances, jobs=jobs, log=log)
+    finally:
+        if previous is None:
+            del os.environ[store_module.ENV]
+        else:
+            os.environ[store_module.ENV] = previous
+
+
+def _run(only: list[str] | None, *, quick: bool, figures_dir: str | Path,
+         executed_dir: str | Path, runs_dir: str | Path, corpus: str | None,
+         dask_scheduler: str | None, max_utterances: int | None, jobs: int | None,
+         log) -> dict[str, Path]:
     figures_dir, executed_dir = Path(figures_dir), Path(executed_dir)
     if max_utterances is not None and (quick or max_utterances < 1):
         raise ValueError("max_utterances: a positive number, and not with quick")
@@ -176,12 +200,12 @@ def run(only: list[str] | None = None, *, quick: bool = False,
 def main_reproduce(only: list[str] | None, *, quick: bool, figures_dir: str | None,
                    executed_dir: str | None, runs_dir: str | None, corpus: str | None,
                    dask_scheduler: str | None, max_utterances: int | None = None,
-                   jobs: int | None = None) -> int:
+                   jobs: int | None = None, store: bool = True) -> int:
     t0 = time.perf_counter()
     run(only, quick=quick, figures_dir=figures_dir or FIGURES_DIR,
         executed_dir=executed_dir or EXECUTED_DIR, runs_dir=runs_dir or RUNS_DIR,
         corpus=corpus, dask_scheduler=dask_scheduler, max_utterances=max_utterances,
-        jobs=jobs)
+        jobs=jobs, store=store)
     print(f"done in {(time.perf_counter() - t0) / 60:.1f} min: executed notebooks in "
           f"{executed_dir or EXECUTED_DIR}, figures and tables in {figures_dir or FIGURES_DIR}")
     table = claims_summary(figures_dir or FIGURES_DIR, only)

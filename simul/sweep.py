@@ -16,6 +16,7 @@ A spec (YAML file or dict) names what to run::
       - policy: wait_k_frames
         settings: [{k: 100, s: 10, n: 2}, {k: 200, s: 20, n: 1}]   # or a list
       - policy: offline
+    store: true                           # default: reuse and fill the record store
 
 :func:`run` decodes every utterance once per (model, split) under all settings, in that
 order, with the settings sharing what they compute (:mod:`simul.shared`: encoder outputs of
@@ -26,13 +27,21 @@ a prefix, identical decoder calls), then writes
   (``param_<name>``), every metric of ``simul score`` (its ``n`` named ``utterances``),
   ``records`` (the path of its records, relative to the output; :func:`run` and
   :func:`read_summary` return it absolute) and provenance (simul version, git commit, model
-  and corpus checksums, sacrebleu signature, machine);
+  and corpus checksums, sacrebleu signature, machine; ``from_store`` and ``decoded``: how
+  many of its records were taken from the record store and how many this sweep decoded);
 - ``journal/<model>/<split>.jsonl`` — the work done, one line per utterance, appended and
   flushed as each utterance completes. A sweep killed at any point and started again
   with the same spec skips what the journal holds (a torn last line is cut off);
 - ``sweep.json`` — the spec's fingerprint (settings, model and corpus checksums). A
   different spec in the same output directory is refused unless ``force``, which starts
   over.
+
+The record store (:mod:`simul.store`, ``~/.cache/simul/records``) is shared by all sweeps:
+before an utterance is decoded, the settings whose records it holds (same model and corpus
+checksums, segment, policy settings and decoding code) are taken from it, whole (measured
+times included), and only the others are decoded, then stored. The client looks up and
+writes the store (workers never see it), so a cluster's nodes need not share it. Records
+are the same either way; ``store: false`` (``simul sweep --no-store``) turns it off.
 
 Execution is local (in this process with ``workers=1``, else a process pool, one per
 core by default) or on a Dask distributed cluster (``scheduler="tcp://host:port"`` or a
@@ -54,6 +63,7 @@ import platform
 import re
 import shutil
 import subprocess
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -63,6 +73,7 @@ import pandas as pd
 import yaml
 from tqdm.auto import tqdm
 
+from simul import store as record_store
 from simul.corpus import DEFAULT_ROOT, Segment, load
 from simul.corpus import manifest as corpus_manifest
 from simul.corpus.mustc import find_split_dir
@@ -72,7 +83,7 @@ from simul.records import Record
 from simul.records import write as write_records
 
 SPEC_FIELDS = ("name", "models", "pair", "splits", "corpus", "max_utterances", "output",
-               "policies", "share", "workers", "scheduler")
+               "policies", "share", "workers", "scheduler", "store")
 POLICY_FIELDS = ("policy", "grid", "settings", "fixed")
 
 
@@ -111,6 +122,7 @@ class Spec:
     workers: int | None = None
     scheduler: Any = None  # "tcp://host:port" or a distributed.Client
     name: str = ""
+    store: bool = True  # reuse and fill the record store (simul.store)
 
     @classmethod
     def load(cls, spec: Spec | dict | str | Path) -> Spec:
@@ -159,8 +171,9 @@ class Spec:
         workers = data.get("workers")
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise SweepError(f"{where}: field 'workers': a positive integer, got {workers!r}")
-        if not isinstance(data.get("share", True), bool):
-            raise SweepError(f"{where}: field 'share': true or false")
+        for key in ("share", "store"):
+            if not isinstance(data.get(key, True), bool):
+                raise SweepError(f"{where}: field '{key}': true or false")
 
         def path(value: Any, key: str) -> Path:
             if not isinstance(value, str | Path):
@@ -175,6 +188,7 @@ class Spec:
             corpus=path(data["corpus"], "corpus") if data.get("corpus") else DEFAULT_ROOT,
             max_utterances=limit, share=data.get("share", True), workers=workers,
             scheduler=data.get("scheduler"), name=str(data.get("name") or ""),
+            store=data.get("store", True),
         )
 
 
@@ -292,9 +306,14 @@ class Journal:
 
     def read(self) -> dict[int, list[dict]]:
         """Position in the split → records (one per setting); cuts off a torn last line."""
+        return {pos: entry["records"] for pos, entry in self.entries().items()}
+
+    def entries(self) -> dict[int, dict]:
+        """Position in the split → its line (``records``, ``segment_id``, ``from_store``
+        when written); cuts off a torn last line."""
         if not self.path.is_file():
             return {}
-        done: dict[int, list[dict]] = {}
+        done: dict[int, dict] = {}
         good = 0
         with open(self.path, "rb") as f:
             data = f.read()
@@ -305,17 +324,21 @@ class Journal:
                 entry = json.loads(line)
             except json.JSONDecodeError:
                 break
-            done[entry["position"]] = entry["records"]
+            done[entry["position"]] = entry
             good += len(line)
         if good < len(data):  # killed while writing: drop the partial line
             with open(self.path, "r+b") as f:
                 f.truncate(good)
         return done
 
-    def append(self, position: int, segment_id: str, records: list[dict]) -> None:
+    def append(self, position: int, segment_id: str, records: list[dict],
+               from_store: list[bool] | None = None) -> None:
+        """Journal an utterance; ``from_store``: which records came from the record store."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"position": position, "segment_id": segment_id, "records": records},
-                          ensure_ascii=False)
+        entry = {"position": position, "segment_id": segment_id, "records": records}
+        if from_store is not None:
+            entry["from_store"] = from_store
+        line = json.dumps(entry, ensure_ascii=False)
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(line + "\n")
             f.flush()
@@ -338,7 +361,7 @@ def _model(ref: ModelRef):
 def decode_utterance(ref: ModelRef, settings: list[Setting], segment: Segment, *,
                      share: bool = True, threads: int | None = None) -> list[dict]:
     """One utterance under every setting (in order), sharing computations when ``share``;
-    the records as dicts. This is the task (:data:`Task`) sent to workers."""
+    the records as dicts. Workers run it (:func:`_decode_task`) for each :data:`Task`."""
     import torch
 
     from simul.shared import SharedCalls
@@ -352,26 +375,46 @@ def decode_utterance(ref: ModelRef, settings: list[Setting], segment: Segment, *
             for s in settings]
 
 
+def _decode_task(ref: ModelRef, settings: list[Setting], segment: Segment, *,
+                 share: bool = True, threads: int | None = None) -> tuple[str, list[dict]]:
+    """:func:`decode_utterance` and the code version that decoded it (the worker's: the
+    records are stored under it; None when the worker's files changed since it imported
+    them, and its records are not stored)."""
+    records = decode_utterance(ref, settings, segment, share=share, threads=threads)
+    return None if record_store.code_changed() else record_store.code_version(), records
+
+
+def _in_place(record: dict, ref: ModelRef, segment: Segment) -> dict:
+    """A stored record with what :func:`~simul.simulate.simulate` takes from where the
+    inputs are (the model's name, the segment's wav path, index and texts) set as a decode
+    here would set them: the store's key names the model and the corpus by content."""
+    return {**record, "model": ref.label, "index": segment.index, "reference": segment.target,
+            "segment_id": segment.id, "source": [str(segment.wav), segment.id],
+            "source_text": segment.source}
+
+
 def _init_worker(threads: int) -> None:
     import torch
 
     torch.set_num_threads(threads)
 
 
-Task = tuple[tuple[str, str, int], ModelRef, Segment]
-"""One utterance to decode under every setting: ((model label, split, position in the
-split), the model, the segment)."""
+Task = tuple[tuple[str, str, int], ModelRef, Segment, list[Setting]]
+"""One utterance to decode under some settings: ((model label, split, position in the
+split), the model, the segment, the settings not in the record store)."""
+Result = tuple[tuple[str, str, int], str, str | None, list[dict]]
+"""A decoded task: (its key, the segment id, the code version or None, the records)."""
 
 
-def _execute(tasks: Iterator[Task], settings: list[Setting], share: bool, workers: int,
-             scheduler: Any) -> Iterator[tuple[tuple[str, str, int], str, list[dict]]]:
-    """Run tasks; yield (key, segment id, records) as they complete (any order)."""
+def _execute(tasks: Iterator[Task], share: bool, workers: int,
+             scheduler: Any) -> Iterator[Result]:
+    """Run tasks; yield results as they complete (any order)."""
     if scheduler is not None:
-        yield from _execute_dask(tasks, settings, share, scheduler)
+        yield from _execute_dask(tasks, share, scheduler)
         return
     if workers == 1:
-        for key, ref, seg in tasks:
-            yield key, seg.id, decode_utterance(ref, settings, seg, share=share)
+        for key, ref, seg, settings in tasks:
+            yield key, seg.id, *_decode_task(ref, settings, seg, share=share)
         return
     threads = max(1, (os.cpu_count() or 1) // workers)
     with cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
@@ -379,18 +422,17 @@ def _execute(tasks: Iterator[Task], settings: list[Setting], share: bool, worker
         pending: dict[cf.Future, tuple] = {}
         for task in itertools.chain(tasks, [None]):
             if task is not None:
-                key, ref, seg = task
-                fut = pool.submit(decode_utterance, ref, settings, seg, share=share)
+                key, ref, seg, settings = task
+                fut = pool.submit(_decode_task, ref, settings, seg, share=share)
                 pending[fut] = (key, seg.id)
             while pending and (task is None or len(pending) >= 2 * workers):
                 finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
                 for fut in finished:
                     key, seg_id = pending.pop(fut)
-                    yield key, seg_id, fut.result()
+                    yield key, seg_id, *fut.result()
 
 
-def _execute_dask(tasks: Iterator[Task], settings: list[Setting], share: bool,
-                  scheduler: Any) -> Iterator[tuple[tuple[str, str, int], str, list[dict]]]:
+def _execute_dask(tasks: Iterator[Task], share: bool, scheduler: Any) -> Iterator[Result]:
     from distributed import Client, as_completed
 
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
@@ -399,17 +441,17 @@ def _execute_dask(tasks: Iterator[Task], settings: list[Setting], share: bool,
         running = as_completed()
         meta = {}
         for task in itertools.islice(tasks, window):
-            key, ref, seg = task
-            fut = client.submit(decode_utterance, ref, settings, seg, share=share,
+            key, ref, seg, settings = task
+            fut = client.submit(_decode_task, ref, settings, seg, share=share,
                                 threads=1, pure=False)
             meta[fut.key] = (key, seg.id)
             running.add(fut)
         for fut in running:
             key, seg_id = meta.pop(fut.key)
-            yield key, seg_id, fut.result()
+            yield key, seg_id, *fut.result()
             for task in itertools.islice(tasks, 1):
-                k, ref, seg = task
-                nxt = client.submit(decode_utterance, ref, settings, seg, share=share,
+                k, ref, seg, settings = task
+                nxt = client.submit(_decode_task, ref, settings, seg, share=share,
                                     threads=1, pure=False)
                 meta[nxt.key] = (k, seg.id)
                 running.add(nxt)
@@ -429,6 +471,9 @@ class _Job:
     segments: list[Segment]
     journal: Journal
     done: dict[int, list[dict]] = field(default_factory=dict)
+    from_store: dict[int, list[bool]] = field(default_factory=dict)  # of done's records
+    found: dict[int, dict[int, dict]] = field(default_factory=dict)  # position → stored
+    # records of some settings (index in the spec), awaiting the decode of the others
 
 
 def _fingerprint(spec: Spec, refs: list[ModelRef], corpora: dict[str, str]) -> dict:
@@ -475,16 +520,23 @@ _WINDOW = 64
 
 
 def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool = True,
-        workers: int | None = None, scheduler: Any = None,
+        workers: int | None = None, scheduler: Any = None, store: bool | None = None,
         on_result: Callable[[], None] | None = None) -> pd.DataFrame:
     """Run (or finish) a sweep; return its summary (also in ``<output>/summary.csv``).
 
-    ``workers`` and ``scheduler`` override the spec's; ``on_result`` is called after each
-    utterance is journaled (tests use it to stop a sweep half-way).
+    ``workers``, ``scheduler`` and ``store`` (False: neither read nor write the record
+    store) override the spec's; ``on_result`` is called after each utterance is journaled
+    (tests use it to stop a sweep half-way).
     """
     spec = Spec.load(spec)
     workers = workers or spec.workers or os.cpu_count() or 1
     scheduler = scheduler if scheduler is not None else spec.scheduler
+    kept = record_store.Store.default() if (spec.store if store is None else store) else None
+    if kept is not None and record_store.code_changed():
+        warnings.warn("simul's decoding code changed since this process imported it: this "
+                      "sweep neither takes records from the record store nor adds to it "
+                      "(restart the process or kernel to use it)", stacklevel=2)
+        kept = None
     refs = [resolve_model(m) for m in spec.models]
     labels = [r.label for r in refs]
     if len(set(labels)) != len(labels):
@@ -493,17 +545,38 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
     fingerprint = _fingerprint(spec, refs, corpora)
     _claim(spec.output, fingerprint, force)
 
+    per_utt = len(spec.settings)
     jobs = []
     for split in spec.splits:
         segments = list(load(spec.corpus, spec.pair, split, with_audio=False,
                              limit=spec.max_utterances))
         for ref in refs:
             journal = Journal(spec.output / "journal" / ref.label / f"{split}.jsonl")
-            jobs.append(_Job(ref, split, segments, journal, journal.read()))
-    per_utt = len(spec.settings)
+            entries = journal.entries()
+            origins = {pos: e.get("from_store") for pos, e in entries.items()}
+            jobs.append(_Job(ref, split, segments, journal,
+                             {pos: e["records"] for pos, e in entries.items()},
+                             {pos: o if isinstance(o, list) and len(o) == per_utt
+                              else [False] * per_utt for pos, o in origins.items()}))
     total = sum(len(j.segments) for j in jobs) * per_utt
     done = sum(len(j.done) for j in jobs) * per_utt
     by_key = {(j.ref.label, j.split): j for j in jobs}
+    full = [s.make().settings() for s in spec.settings]
+
+    def store_key(job: _Job, segment_id: str, j: int, code: str | None = None) -> dict:
+        return record_store.key_fields(
+            model=job.ref.checksum, corpus=corpora[job.split], pair=spec.pair,
+            split=job.split, segment=segment_id, policy=spec.settings[j].policy,
+            settings=full[j], code=code)
+
+    def finish(job: _Job, pos: int, segment_id: str, recs: list[dict],
+               from_store: list[bool]) -> None:
+        job.journal.append(pos, segment_id, recs, from_store)
+        job.done[pos] = recs
+        job.from_store[pos] = from_store
+        bar.update(per_utt)
+        if on_result is not None:
+            on_result()
 
     def tasks() -> Iterator[Task]:
         for split in spec.splits:
@@ -516,19 +589,39 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
                 for pos, seg in sorted(window, key=lambda ps: -ps[1].duration_ms):
                     for job in todo:
                         if pos not in job.done:
-                            yield (job.ref.label, split, pos), job.ref, seg
+                            found = job.found.get(pos, {})
+                            yield ((job.ref.label, split, pos), job.ref, seg,
+                                   [s for j, s in enumerate(spec.settings) if j not in found])
 
     bar = tqdm(total=total, initial=done, unit="decode", disable=not progress,
                desc=f"sweep {spec.name or spec.output.name}")
     try:
-        for (label, split, pos), seg_id, recs in _execute(
-                tasks(), spec.settings, spec.share, workers, scheduler):
+        if kept is not None:  # utterances whose every setting is stored are done here
+            for job in jobs:
+                for pos, seg in enumerate(job.segments):
+                    if pos in job.done:
+                        continue
+                    found = {}
+                    for j in range(per_utt):
+                        rec = kept.get(store_key(job, seg.id, j))
+                        if rec is not None:
+                            found[j] = _in_place(rec, job.ref, seg)
+                    if len(found) == per_utt:
+                        finish(job, pos, seg.id, [found[j] for j in range(per_utt)],
+                               [True] * per_utt)
+                    elif found:
+                        job.found[pos] = found
+        for (label, split, pos), seg_id, code, decoded in _execute(
+                tasks(), spec.share, workers, scheduler):
             job = by_key[(label, split)]
-            job.journal.append(pos, seg_id, recs)
-            job.done[pos] = recs
-            bar.update(per_utt)
-            if on_result is not None:
-                on_result()
+            found = job.found.pop(pos, {})
+            fresh = iter(decoded)
+            recs = [found[j] if j in found else next(fresh) for j in range(per_utt)]
+            if kept is not None and code is not None:
+                for j in range(per_utt):
+                    if j not in found:
+                        kept.put(store_key(job, seg_id, j, code), recs[j])
+            finish(job, pos, seg_id, recs, [j in found for j in range(per_utt)])
     finally:
         bar.close()
     return _summarize(spec, jobs, fingerprint)
@@ -552,11 +645,13 @@ def _summarize(spec: Spec, jobs: list[_Job], fingerprint: dict) -> pd.DataFrame:
             records = [Record(**job.done[p][j]) for p in range(len(job.segments))]
             path = write_records(records, records_path(spec.output, job.ref.label, job.split,
                                                        setting))
+            stored = sum(job.from_store[p][j] for p in range(len(job.segments)))
             rows.append({
                 "model": job.ref.label, "split": job.split, "policy": setting.policy,
                 "setting": setting.slug, **{f"param_{k}": v for k, v in setting.params},
                 **_renamed(score_records(records)),
                 "records": str(path.relative_to(spec.output)),
+                "from_store": stored, "decoded": len(records) - stored,
                 "model_checksum": job.ref.checksum,
                 "corpus_checksum": fingerprint["corpus"][job.split], **provenance,
             })
@@ -589,14 +684,16 @@ def read_summary(output: str | Path) -> pd.DataFrame:
 
 
 def main_sweep(spec_path: str, *, force: bool = False, workers: int | None = None,
-               scheduler: str | None = None, quiet: bool = False) -> int:
+               scheduler: str | None = None, quiet: bool = False, store: bool = True) -> int:
     table = run(spec_path, force=force, workers=workers, scheduler=scheduler,
-                progress=not quiet)
+                progress=not quiet, store=None if store else False)
     cols = [c for c in ("model", "split", "policy", "setting", "BLEU", "AL", "LAAL",
                         "LAAL_CA", "utterances") if c in table]
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print(table[cols].to_string(index=False, float_format=lambda x: f"{x:.2f}"))
-    print(f"\n{len(table)} settings → {Path(Spec.load(spec_path).output) / 'summary.csv'}")
+    stored = int(table.from_store.sum())
+    print(f"\n{len(table)} settings → {Path(Spec.load(spec_path).output) / 'summary.csv'} "
+          f"({stored} records from the store, {int(table.decoded.sum())} decoded)")
     return 0
 
 

@@ -69,6 +69,16 @@ def make_tiny_model(directory: Path, decoder: str, seed: int = 0) -> Path:
     return directory
 
 
+@pytest.fixture(scope="session", autouse=True)
+def record_store(tmp_path_factory):
+    """The tests' own record store (simul.store), shared by the session: sweeps, their
+    subprocesses and notebook kernels never read or fill the user's ~/.cache."""
+    with pytest.MonkeyPatch.context() as mp:
+        root = tmp_path_factory.mktemp("record_store")
+        mp.setenv("SIMUL_STORE", str(root))
+        yield root
+
+
 @pytest.fixture(scope="session", params=["transformer", "rnn"])
 def tiny_model_dir(request, tmp_path_factory):
     return make_tiny_model(tmp_path_factory.mktemp(f"tiny_{request.param}"), request.param)

@@ -165,7 +165,7 @@ def test_ca_latency_with_and_without_sharing_agree_within_noise(tiny_model_dir, 
     runs = {}
     for share in (True, False):
         runs[share] = sweep.run(spec(tiny_model_dir, corpus, tmp_path / str(share), grid,
-                                     share=share), workers=1, progress=False)
+                                     share=share, store=False), workers=1, progress=False)
     shared, alone = runs[True], runs[False]
     pd.testing.assert_frame_equal(shared[NCA], alone[NCA])
     over_shared = (shared.LAAL_CA - shared.LAAL).sum()
@@ -244,11 +244,11 @@ sweep.run(sys.argv[1], workers=1, progress=False, on_result=maybe_die)
 def test_sweep_killed_and_restarted_equals_uninterrupted(tiny_model_dir, corpus, tmp_path):
     grid = [{"policy": "wait_k_frames", "grid": {"k": [20, 40]},
              "fixed": {"s": 10, "n": 1, "maxlenratio": 1.0}}, GRID[2]]
-    whole = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "whole", grid), workers=1,
-                      progress=False)
+    whole = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "whole", grid, store=False),
+                      workers=1, progress=False)
     spec_file = tmp_path / "spec.yaml"
     spec_file.write_text(yaml.safe_dump(spec(tiny_model_dir, corpus, tmp_path / "killed",
-                                             grid), sort_keys=False))
+                                             grid, store=False), sort_keys=False))
     proc = subprocess.run([sys.executable, "-c", KILLER, str(spec_file), "2"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == -9, proc.stderr
@@ -271,14 +271,14 @@ def test_process_pool_and_dask_cluster_give_the_local_records(corpus, tmp_path):
     distributed = pytest.importorskip("distributed")
     tiny_model_dir = make_tiny_model(tmp_path / "tiny_rnn", "rnn")  # workers start slowly
     grid = GRID[:1] + GRID[3:4]
-    local = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "local", grid), workers=1,
-                      progress=False)
-    pool = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "pool", grid), workers=2,
-                     progress=False)
+    local = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "local", grid, store=False),
+                      workers=1, progress=False)
+    pool = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "pool", grid, store=False),
+                     workers=2, progress=False)
     pd.testing.assert_frame_equal(pool[NCA], local[NCA])
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   host="127.0.0.1", dashboard_address=None) as cluster:
-        dask = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "dask", grid),
+        dask = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "dask", grid, store=False),
                          scheduler=cluster.scheduler_address, progress=False)
     pd.testing.assert_frame_equal(dask[NCA], local[NCA])
     for name in ("pool", "dask"):
@@ -335,7 +335,8 @@ def test_spec_paths_are_relative_to_the_spec_file(tmp_path):
 def test_longest_utterances_are_decoded_first_and_records_keep_corpus_order(
         tiny_model_dir, corpus, segments, tmp_path):
     out = tmp_path / "out"
-    table = sweep.run(spec(tiny_model_dir, corpus, out, GRID[1:2]), workers=1, progress=False)
+    table = sweep.run(spec(tiny_model_dir, corpus, out, GRID[1:2], store=False), workers=1,
+                      progress=False)
     journal = out / "journal" / Path(tiny_model_dir).name / f"{SPLIT}.jsonl"
     order = [json.loads(line)["position"] for line in journal.read_text().splitlines()]
     durations = [segments[p].duration_ms for p in order]
