@@ -104,9 +104,11 @@ def _models(args: argparse.Namespace) -> int:
 def _decode(args: argparse.Namespace) -> int:
     from simul import decode, records
     from simul.metrics.quality import corpus_quality
+    from simul.models import device as devices
     from simul.models import zoo
     from simul.policies import make, parse_settings
 
+    on = devices.check(args.device)  # before any work
     settings = parse_settings(args.set)
     if args.policy == "offline" and "beam" not in settings:
         settings["beam"] = str(args.beam)
@@ -115,7 +117,7 @@ def _decode(args: argparse.Namespace) -> int:
     if args.pair and trained_on and args.pair != trained_on:
         print(f"simul: warning: decoding {args.pair} with a model trained on {trained_on}",
               file=sys.stderr)
-    model = zoo.load(args.model)
+    model = zoo.load(args.model, on)
     recs = list(decode.records(model, make(args.policy, settings), model_name=str(args.model),
                                pair=pair, split=args.split, corpus_root=args.corpus,
                                max_utterances=args.max_utterances))
@@ -156,7 +158,8 @@ def _sweep(args: argparse.Namespace) -> int:
     from simul.sweep import main_sweep
 
     return main_sweep(args.spec, force=args.force, workers=args.workers,
-                      scheduler=args.scheduler, quiet=args.quiet, store=not args.no_store)
+                      scheduler=args.scheduler, quiet=args.quiet, store=not args.no_store,
+                      device=args.device)
 
 
 def _store(args: argparse.Namespace) -> int:
@@ -174,7 +177,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     return main_reproduce(args.only, quick=args.quick, figures_dir=args.figures,
                           executed_dir=args.executed, runs_dir=args.runs, corpus=args.corpus,
                           dask_scheduler=args.scheduler, max_utterances=args.max_utterances,
-                          jobs=args.jobs, store=not args.no_store)
+                          jobs=args.jobs, store=not args.no_store, device=args.device)
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -270,6 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", default=str(DEFAULT_ROOT))
     p.add_argument("--max-utterances", type=int, default=None)
     p.add_argument("--out", required=True)
+    p.add_argument("--device", default="cpu", metavar="cpu|cuda|cuda:N",
+                   help="where the model decodes; decisions are timed with the GPU's work "
+                        "included [%(default)s]")
     p.set_defaults(func=_decode)
 
     p = commands.add_parser(
@@ -327,6 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-store", action="store_true",
                    help="decode everything: neither take records from the record store nor "
                         "add to it (see `simul store`)")
+    p.add_argument("--device", default=None, metavar="cpu|cuda|cuda:N",
+                   help="where the models decode [the spec's 'device', else cpu]; with cuda "
+                        "one worker per GPU unless --workers")
     p.set_defaults(func=_sweep)
 
     p = commands.add_parser(
@@ -365,6 +374,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-store", action="store_true",
                    help="the sweeps decode everything: no records from the record store, "
                         "none added")
+    p.add_argument("--device", default=None, metavar="cpu|cuda|cuda:N",
+                   help="where every notebook's sweeps decode (SIMUL_DEVICE for the kernels) "
+                        "[$SIMUL_DEVICE, else cpu]")
     p.set_defaults(func=_reproduce)
     return parser
 

@@ -8,7 +8,10 @@ A notebook's setup cell is one call::
 
 :func:`setup` styles the plots, quiets ESPnet's notices and fails, naming the model, when a
 model the notebook needs is neither shipped nor a directory; :meth:`Notebook.sweep` runs a
-spec (cached and resumable, see :mod:`simul.sweep`); :meth:`Notebook.choose` picks a
+spec (cached and resumable, see :mod:`simul.sweep`) on the notebook's device (the
+environment variable ``SIMUL_DEVICE``, :data:`DEVICE_ENV`: ``cpu``, ``cuda`` or ``cuda:N``,
+which ``simul reproduce --device`` sets for the kernels; a device torch cannot reach fails
+in :func:`setup`; unset, each spec's own, i.e. the CPU); :meth:`Notebook.choose` picks a
 parameter's full-run or quick-run value. The modules that build the specs
 (:mod:`simul.papers`, :mod:`simul.tutorial`, :mod:`simul.compare_policies`) end each one with
 :func:`spec`.
@@ -17,6 +20,7 @@ parameter's full-run or quick-run value. The modules that build the specs
 from __future__ import annotations
 
 import logging
+import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +28,9 @@ from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
+
+DEVICE_ENV = "SIMUL_DEVICE"
+"""The environment variable that names the device of every notebook's sweeps."""
 
 
 def spec(models: Sequence[str], pair: str, splits: Sequence[str], output: str,
@@ -54,7 +61,8 @@ class Notebook:
     runs: Path  # the sweeps' outputs (records, summary.csv), one folder per sweep
     quick: bool = False  # a handful of utterances on a smaller grid (the tests)
     dask_scheduler: str | None = None  # e.g. "tcp://host:8786"
-    workers: int | None = None  # local decoding processes (None: one per core)
+    workers: int | None = None  # local decoding processes (None: the sweep's default)
+    device: str | None = None  # cpu, cuda, cuda:N (None: each spec's own)
 
     def choose(self, full: T, quick: T) -> T:
         """``quick`` in a quick run, ``full`` otherwise."""
@@ -65,17 +73,31 @@ class Notebook:
         split × setting."""
         from simul import sweep
 
-        return sweep.run(spec, scheduler=self.dask_scheduler, workers=self.workers)
+        return sweep.run(spec, scheduler=self.dask_scheduler, workers=self.workers,
+                         device=self.device)
 
 
 def setup(figures_dir: str | Path, runs_dir: str | Path, *, models: Sequence[str | Path] = (),
           quick: bool = False, dask_scheduler: str | None = None,
-          workers: int | None = None) -> Notebook:
+          workers: int | None = None, device: str | None = None) -> Notebook:
     """Style the plots, quiet ESPnet's notices, set the claims' bootstrap resamples (fewer
     in a quick run) and check that every model of ``models`` is there (a shipped name or a
-    model directory): a missing one raises ``FileNotFoundError`` before anything runs."""
+    model directory): a missing one raises ``FileNotFoundError`` before anything runs.
+
+    ``device`` (default: ``$SIMUL_DEVICE``, else each spec's own) is where the sweeps
+    decode; one torch cannot reach raises ``ValueError`` here (locally: with a Dask
+    scheduler only the name is checked, the workers check the rest)."""
     from simul import claims, plots
+    from simul.models import device as devices
     from simul.models.zoo import MODELS_DIR
+
+    if device is None and os.environ.get(DEVICE_ENV, "").strip():
+        device = os.environ[DEVICE_ENV]
+        asked = f"{DEVICE_ENV}={devices.normalize(device)}"
+    else:
+        asked = f"device {devices.normalize(device)}"
+    if device is not None:
+        device = (devices.parse if dask_scheduler else devices.check)(device, asked)
 
     missing = missing_models([models] if isinstance(models, str | Path) else models)
     if missing:
@@ -87,4 +109,4 @@ def setup(figures_dir: str | Path, runs_dir: str | Path, *, models: Sequence[str
     logging.getLogger("espnet.nets.beam_search").setLevel(logging.ERROR)  # length-cap notices
     claims.RESAMPLES = claims.QUICK_RESAMPLES if quick else claims.FULL_RESAMPLES
     return Notebook(Path(figures_dir), Path(runs_dir), quick=quick,
-                    dask_scheduler=dask_scheduler, workers=workers)
+                    dask_scheduler=dask_scheduler, workers=workers, device=device)

@@ -45,6 +45,9 @@ class Record:
     settings: dict = field(default_factory=dict)
     segment_id: str = ""
     source_text: str = ""
+    # where it was decoded (simul.models.device.label: "cpu", "cuda:0 (GPU name)"); "" in
+    # records written before the field existed (all decoded on the CPU) and in SimulEval logs
+    device: str = ""
 
 
 def write(records: Iterable[Record], path: str | Path) -> Path:

@@ -11,7 +11,10 @@ each notebook ``notebooks/<name>.ipynb`` (its grid, tables and claims in the mod
 ``--quick`` runs each notebook on a handful of utterances (the test suite does this, into
 a temporary folder); the full run uses each notebook's own ``max_utterances`` unless
 ``--max-utterances N`` sets one for all (results go to ``runs/n<N>/``, apart from the
-full run's).
+full run's). ``--device cuda`` (or ``cpu``, ``cuda:N``) decodes every notebook's sweeps
+there: the kernels run with ``SIMUL_DEVICE`` set (:data:`simul.notebook.DEVICE_ENV`, read
+by :func:`simul.notebook.setup`), so no notebook needs a parameter for it. The GPU path has
+not been run on a GPU.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from simul import store as store_module
+from simul.notebook import DEVICE_ENV
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = REPO / "notebooks"
@@ -118,7 +122,8 @@ def run(only: list[str] | None = None, *, quick: bool = False,
         figures_dir: str | Path = FIGURES_DIR, executed_dir: str | Path = EXECUTED_DIR,
         runs_dir: str | Path = RUNS_DIR, corpus: str | None = None,
         dask_scheduler: str | None = None, max_utterances: int | None = None,
-        jobs: int | None = None, store: bool = True, log=print) -> dict[str, Path]:
+        jobs: int | None = None, store: bool = True, device: str | None = None,
+        log=print) -> dict[str, Path]:
     """Execute the notebooks; return {name: executed notebook path}. Stops at the first
     notebook that fails (papermill's error names the cell; the partial copy is kept).
 
@@ -129,19 +134,33 @@ def run(only: list[str] | None = None, *, quick: bool = False,
 
     The notebooks' sweeps use the record store (:mod:`simul.store`) unless ``store`` is
     False: the kernels run with ``SIMUL_STORE`` set to this process's store (absolute: the
-    kernels run in ``notebooks/``) or ``off``."""
+    kernels run in ``notebooks/``) or ``off``.
+
+    Their sweeps decode on ``device`` (default: ``$SIMUL_DEVICE``, else the CPU): the kernels
+    run with ``SIMUL_DEVICE`` set to it. A device torch cannot reach is refused before any
+    notebook runs (only its name with ``dask_scheduler``: the workers have the GPUs)."""
+    from simul.models import device as devices
+
+    if device is None:
+        device = os.environ.get(DEVICE_ENV, "").strip() or None
+        asked = f"{DEVICE_ENV}={devices.normalize(device)}"
+    else:
+        asked = f"--device {devices.normalize(device)}"
+    device = (devices.parse if dask_scheduler else devices.check)(device, asked)
     root = store_module.location() if store else None
-    previous = os.environ.get(store_module.ENV)
+    saved = {name: os.environ.get(name) for name in (store_module.ENV, DEVICE_ENV)}
     os.environ[store_module.ENV] = "off" if root is None else str(root.absolute())
-    try:  # the kernels inherit it
+    os.environ[DEVICE_ENV] = device
+    try:  # the kernels inherit them
         return _run(only, quick=quick, figures_dir=figures_dir, executed_dir=executed_dir,
                     runs_dir=runs_dir, corpus=corpus, dask_scheduler=dask_scheduler,
                     max_utterances=max_utterances, jobs=jobs, log=log)
     finally:
-        if previous is None:
-            del os.environ[store_module.ENV]
-        else:
-            os.environ[store_module.ENV] = previous
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _run(only: list[str] | None, *, quick: bool, figures_dir: str | Path,
@@ -200,12 +219,13 @@ def _run(only: list[str] | None, *, quick: bool, figures_dir: str | Path,
 def main_reproduce(only: list[str] | None, *, quick: bool, figures_dir: str | None,
                    executed_dir: str | None, runs_dir: str | None, corpus: str | None,
                    dask_scheduler: str | None, max_utterances: int | None = None,
-                   jobs: int | None = None, store: bool = True) -> int:
+                   jobs: int | None = None, store: bool = True,
+                   device: str | None = None) -> int:
     t0 = time.perf_counter()
     run(only, quick=quick, figures_dir=figures_dir or FIGURES_DIR,
         executed_dir=executed_dir or EXECUTED_DIR, runs_dir=runs_dir or RUNS_DIR,
         corpus=corpus, dask_scheduler=dask_scheduler, max_utterances=max_utterances,
-        jobs=jobs, store=store)
+        jobs=jobs, store=store, device=device)
     print(f"done in {(time.perf_counter() - t0) / 60:.1f} min: executed notebooks in "
           f"{executed_dir or EXECUTED_DIR}, figures and tables in {figures_dir or FIGURES_DIR}")
     table = claims_summary(figures_dir or FIGURES_DIR, only)

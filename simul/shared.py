@@ -23,7 +23,6 @@ object's id cannot be reused while the memory lives. One instance serves one utt
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from simul.models import device as devices
 from simul.models.espnet_st import DecoderState, Encoded, ESPnetST, Hyp
 
 
@@ -68,9 +68,12 @@ class _Entry:
 class SharedCalls:
     """The adapter ``model`` with a memory of its calls for one utterance (see module doc)."""
 
-    def __init__(self, model: ESPnetST, clock: Callable[[], float] = time.perf_counter):
+    def __init__(self, model: ESPnetST, clock: Callable[[], float] | None = None):
         self.model = model
-        self._clock = clock
+        # the model's device's clock (simul.models.device.timing_clock): on a GPU a call's
+        # time includes the kernels it queued; time.perf_counter itself on the CPU
+        self._clock = (devices.timing_clock(getattr(model, "device", devices.CPU))
+                       if clock is None else clock)
         self._memory: dict[tuple, _Entry] = {}
         self._charge_ms = 0.0
         self.hits: Counter[str] = Counter()  # by call name

@@ -9,11 +9,12 @@ far (SimulEval's computation-aware definition). Word delays come from unit delay
 :func:`simul.metrics.units.word_delays` (a word is charged when it is complete); the record
 keeps the model's unit type (``Record.unit_type``) so that readers split its units into
 words the same way. The record's ``source_length`` is the audio's (samples / 16 kHz).
+Decisions are timed by ``clock``, by default the model's device's
+(:func:`simul.models.device.timing_clock`: ``time.perf_counter`` on the CPU).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from simul.corpus import Segment
@@ -28,7 +29,7 @@ __all__ = ["PolicyError", "simulate"]
 
 def simulate(model: ESPnetST | SharedCalls, policy: Policy, segment: Segment, *,
              model_name: str = "", max_steps: int = 100_000,
-             clock: Callable[[], float] = time.perf_counter) -> Record:
+             clock: Callable[[], float] | None = None) -> Record:
     session = Session(model, policy, alignment=segment.alignment, max_steps=max_steps,
                       clock=clock)
     session.finish(segment.audio)

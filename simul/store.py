@@ -10,17 +10,21 @@ the computation-aware latency its first decode measured.
 spaces) of :func:`key_fields`: the model's checksum (config and weights,
 :attr:`simul.sweep.ModelRef.checksum`), the corpus checksum of the split (as the sweep
 computes it), the pair, the split, the segment id, the policy and its full settings
-(``Policy.settings()``: defaults included, so ``{}`` and explicit defaults are one key) and
-:func:`code_version`. Not in the key: where the inputs live and what they are called (the
-model directory's name, the wav's path), which a sweep sets on the records it takes from
-here; nor ``share`` (shared computations give the same units, and each setting is charged
-what it would have spent alone, see :mod:`simul.shared`), nor the machine.
+(``Policy.settings()``: defaults included, so ``{}`` and explicit defaults are one key),
+the kind of device it was decoded on (``cpu`` or ``cuda``, :func:`simul.models.device.kind`:
+float results on a GPU may differ from the CPU's, in a unit or a decision, and its times
+surely do) and :func:`code_version`. Not in the key: where the inputs live and what they are
+called (the model directory's name, the wav's path), which a sweep sets on the records it
+takes from here; nor ``share`` (shared computations give the same units, and each setting is
+charged what it would have spent alone, see :mod:`simul.shared`), nor the machine, nor
+which GPU (``cuda:0`` and ``cuda:1``, or two GPU models, share a key as two CPUs do; each
+record's ``device`` field names the one that decoded it).
 
 **Code version.** :func:`code_version` hashes the source text of the modules that decide
 the units and their delays (:data:`CODE_FILES`: the streaming session, the simulator,
-the policies, the model adapter and its decoders, the unit→word rules, the shared calls,
-the record fields and the corpus reader that gives the audio) with the installed torch and
-espnet versions. The text is read when the process imports this module (with
+the policies, the model adapter and its decoders, the device clock, the unit→word rules,
+the shared calls, the record fields and the corpus reader that gives the audio) with the
+installed torch and espnet versions. The text is read when the process imports this module (with
 :mod:`simul.sweep` and the policies); a process whose files have changed since
 (:func:`code_changed`: a notebook kernel left open across an edit, an autoreload, a
 long-lived Dask worker) neither looks records up nor stores any, since the code it runs
@@ -75,8 +79,8 @@ FORMAT = 1
 
 PACKAGE = Path(__file__).resolve().parent
 CODE_FILES = ("stream.py", "simulate.py", "policies/*.py", "models/espnet_st.py",
-              "models/decoder_scorers.py", "models/rnn_padded.py", "metrics/units.py",
-              "shared.py", "records.py", "corpus/mustc.py")
+              "models/decoder_scorers.py", "models/rnn_padded.py", "models/device.py",
+              "metrics/units.py", "shared.py", "records.py", "corpus/mustc.py")
 """Modules of :mod:`simul` (globs, relative to the package) whose source decides the records."""
 LIBRARIES = ("torch", "espnet")
 
@@ -132,13 +136,15 @@ def code_changed() -> bool:
 
 
 def key_fields(*, model: str, corpus: str, pair: str, split: str, segment: str, policy: str,
-               settings: dict, code: str | None = None) -> dict:
+               settings: dict, device: str = "cpu", code: str | None = None) -> dict:
     """What a record is stored under: model checksum, corpus checksum of the split, pair,
-    split, segment id, policy name, its full settings, code version (this process's by
-    default)."""
+    split, segment id, policy name, its full settings, the device's kind (``cpu`` or
+    ``cuda``; ``cuda:N`` is ``cuda``), code version (this process's by default)."""
+    from simul.models.device import kind
+
     return {"model": model, "corpus": corpus, "pair": pair, "split": split,
             "segment": segment, "policy": policy, "settings": settings,
-            "code": code_version() if code is None else code}
+            "device": kind(device), "code": code_version() if code is None else code}
 
 
 def key(fields: dict) -> str:

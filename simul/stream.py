@@ -24,19 +24,22 @@ Timing. Every decision is timed with a monotonic clock (encoding the prefix, the
 and the model calls it makes); a unit's elapsed time is its delay plus all computation
 spent on the stream so far (SimulEval's computation-aware definition). With
 :class:`~simul.shared.SharedCalls` as the model, results remembered from another setting
-are charged what they cost when first computed.
+are charged what they cost when first computed. The clock is the model's device's
+(:func:`simul.models.device.timing_clock`): ``time.perf_counter`` itself on the CPU; on a
+GPU it first waits for the kernels the decision queued (``torch.cuda.synchronize``), which
+CUDA runs asynchronously — that GPU path has not been run on a GPU.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from simul.metrics.units import complete_words, word_delays
+from simul.models import device as devices
 from simul.models.espnet_st import SAMPLE_RATE
 from simul.policies.base import Policy, Read, View, Write
 from simul.records import Record
@@ -100,12 +103,16 @@ class Session:
 
     ``alignment`` gives oracle word/phoneme times to the policies that use them (the mini
     corpus' segments carry one). ``max_steps`` bounds the decisions of one stream.
+    ``clock`` times the decisions; by default the model's device's
+    (:func:`simul.models.device.timing_clock`: ``time.perf_counter`` on the CPU).
     """
 
     def __init__(self, model, policy: Policy, *, alignment=None, max_steps: int = 100_000,
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] | None = None):
         self.model, self.policy, self.alignment = model, policy, alignment
-        self.max_steps, self.clock = max_steps, clock
+        self.device = getattr(model, "device", devices.CPU)
+        self.max_steps = max_steps
+        self.clock = devices.timing_clock(self.device) if clock is None else clock
         self._audio = np.zeros(0, np.float32)  # the audio received; grows by doubling
         self._samples = 0
         self._ended = False
@@ -262,6 +269,6 @@ class Session:
             source_length=self.received_ms, source=source or [], units=pieces,
             unit_type=self.model.unit_type, trace=list(self.trace), model=model_name,
             policy=self.policy.name, settings=self.policy.settings(), segment_id=segment_id,
-            source_text=source_text,
+            source_text=source_text, device=devices.label(self.device),
         )
 

@@ -17,6 +17,7 @@ A spec (YAML file or dict) names what to run::
         settings: [{k: 100, s: 10, n: 2}, {k: 200, s: 20, n: 1}]   # or a list
       - policy: offline
     store: true                           # default: reuse and fill the record store
+    device: cpu                           # default; or cuda, cuda:N
 
 :func:`run` decodes every utterance once per (model, split) under all settings, in that
 order, with the settings sharing what they compute (:mod:`simul.shared`: encoder outputs of
@@ -27,8 +28,10 @@ a prefix, identical decoder calls), then writes
   (``param_<name>``), every metric of ``simul score`` (its ``n`` named ``utterances``),
   ``records`` (the path of its records, relative to the output; :func:`run` and
   :func:`read_summary` return it absolute) and provenance (simul version, git commit, model
-  and corpus checksums, sacrebleu signature, machine; ``from_store`` and ``decoded``: how
-  many of its records were taken from the record store and how many this sweep decoded);
+  and corpus checksums, sacrebleu signature, machine, ``device``: the devices its records
+  were decoded on, e.g. ``cpu`` or ``cuda:0 (NVIDIA H100 80GB HBM3)``; ``from_store`` and
+  ``decoded``: how many of its records were taken from the record store and how many this
+  sweep decoded);
 - ``journal/<model>/<split>.jsonl`` — the work done, one line per utterance, appended and
   flushed as each utterance completes. A sweep killed at any point and started again
   with the same spec skips what the journal holds (a torn last line is cut off);
@@ -49,6 +52,20 @@ core by default) or on a Dask distributed cluster (``scheduler="tcp://host:port"
 segment's audio; workers load the models from the spec's paths, so a cluster needs them
 on a shared file system (or the same paths on every node) and simul installed.
 Records are identical whatever the execution, but for the measured times.
+
+Device. Models decode on the spec's ``device`` (``simul sweep --device``, ``run(device=)``
+override it): ``cpu`` by default, ``cuda`` or ``cuda:N``. A device torch cannot reach is
+refused before any work (locally; with a Dask scheduler the client only checks the name,
+since its own machine may have no GPU, and the workers refuse it when they load a model).
+On the CPU the default is one worker process per core; with ``cuda`` one per GPU torch sees,
+worker *i* on ``cuda:i`` (round robin when ``workers`` asks for more); with ``cuda:N`` one
+worker, on that GPU (``workers`` asks for more, which share it). Dask workers load the models
+on ``device`` as given: with ``cuda``, each worker's current GPU (dask-cuda gives each its
+own). Decisions are timed with the device's clock (:func:`simul.models.device.timing_clock`:
+on a GPU it waits for the queued kernels). The record store keys records by the device's
+kind (``cpu``, ``cuda``), so a GPU sweep never takes CPU records or the reverse, and a
+sweep's output directory holds one kind: resuming a ``cuda`` sweep on the CPU (or the
+reverse) is refused as a different spec. The GPU paths have not been run on a GPU.
 """
 
 from __future__ import annotations
@@ -78,12 +95,13 @@ from simul.corpus import DEFAULT_ROOT, Segment, load
 from simul.corpus import manifest as corpus_manifest
 from simul.corpus.mustc import find_split_dir
 from simul.metrics.score import score_records
+from simul.models import device as devices
 from simul.policies import make, registry
 from simul.records import Record
 from simul.records import write as write_records
 
 SPEC_FIELDS = ("name", "models", "pair", "splits", "corpus", "max_utterances", "output",
-               "policies", "share", "workers", "scheduler", "store")
+               "policies", "share", "workers", "scheduler", "store", "device")
 POLICY_FIELDS = ("policy", "grid", "settings", "fixed")
 
 
@@ -123,6 +141,7 @@ class Spec:
     scheduler: Any = None  # "tcp://host:port" or a distributed.Client
     name: str = ""
     store: bool = True  # reuse and fill the record store (simul.store)
+    device: str = "cpu"  # where models decode: cpu, cuda, cuda:N (simul.models.device)
 
     @classmethod
     def load(cls, spec: Spec | dict | str | Path) -> Spec:
@@ -174,6 +193,13 @@ class Spec:
         for key in ("share", "store"):
             if not isinstance(data.get(key, True), bool):
                 raise SweepError(f"{where}: field '{key}': true or false")
+        device = devices.CPU if data.get("device") is None else data["device"]
+        if not isinstance(device, str):
+            raise SweepError(f"{where}: field 'device': cpu, cuda or cuda:N, got {device!r}")
+        try:  # whether torch reaches it is checked when the sweep runs (--device overrides)
+            device = devices.parse(device, f"{where}: field 'device': {device}")
+        except ValueError as e:
+            raise SweepError(str(e)) from None
 
         def path(value: Any, key: str) -> Path:
             if not isinstance(value, str | Path):
@@ -188,7 +214,7 @@ class Spec:
             corpus=path(data["corpus"], "corpus") if data.get("corpus") else DEFAULT_ROOT,
             max_utterances=limit, share=data.get("share", True), workers=workers,
             scheduler=data.get("scheduler"), name=str(data.get("name") or ""),
-            store=data.get("store", True),
+            store=data.get("store", True), device=device,
         )
 
 
@@ -346,22 +372,26 @@ class Journal:
 
 
 # --------------------------------------------------------------------------- the work
-_MODELS: dict[tuple[str, str], Any] = {}
+_MODELS: dict[tuple[str, str, str], Any] = {}
+_WORKER_DEVICE: str | None = None
+"""The GPU this pool worker was given (``cuda`` sweeps over several GPUs); None elsewhere."""
 
 
-def _model(ref: ModelRef):
+def _model(ref: ModelRef, device: str = devices.CPU):
     from simul.models.espnet_st import ESPnetST
 
-    key = (ref.directory, ref.checksum)
+    key = (ref.directory, ref.checksum, device)
     if key not in _MODELS:
-        _MODELS[key] = ESPnetST.from_dir(ref.directory)
+        _MODELS[key] = ESPnetST.from_dir(ref.directory, device)
     return _MODELS[key]
 
 
 def decode_utterance(ref: ModelRef, settings: list[Setting], segment: Segment, *,
-                     share: bool = True, threads: int | None = None) -> list[dict]:
-    """One utterance under every setting (in order), sharing computations when ``share``;
-    the records as dicts. Workers run it (:func:`_decode_task`) for each :data:`Task`."""
+                     share: bool = True, threads: int | None = None,
+                     device: str = devices.CPU) -> list[dict]:
+    """One utterance under every setting (in order), sharing computations when ``share``,
+    with the model on ``device``; the records as dicts. Workers run it
+    (:func:`_decode_task`) for each :data:`Task`."""
     import torch
 
     from simul.shared import SharedCalls
@@ -369,18 +399,20 @@ def decode_utterance(ref: ModelRef, settings: list[Setting], segment: Segment, *
 
     if threads:
         torch.set_num_threads(threads)
-    model = _model(ref)
+    model = _model(ref, device)
     shared = SharedCalls(model) if share else None
     return [asdict(simulate(shared or model, s.make(), segment, model_name=ref.label))
             for s in settings]
 
 
 def _decode_task(ref: ModelRef, settings: list[Setting], segment: Segment, *,
-                 share: bool = True, threads: int | None = None) -> tuple[str, list[dict]]:
+                 share: bool = True, threads: int | None = None,
+                 device: str = devices.CPU) -> tuple[str, list[dict]]:
     """:func:`decode_utterance` and the code version that decoded it (the worker's: the
     records are stored under it; None when the worker's files changed since it imported
-    them, and its records are not stored)."""
-    records = decode_utterance(ref, settings, segment, share=share, threads=threads)
+    them, and its records are not stored). A pool worker given its own GPU decodes there."""
+    records = decode_utterance(ref, settings, segment, share=share, threads=threads,
+                               device=_WORKER_DEVICE or device)
     return None if record_store.code_changed() else record_store.code_version(), records
 
 
@@ -393,10 +425,37 @@ def _in_place(record: dict, ref: ModelRef, segment: Segment) -> dict:
             "source_text": segment.source}
 
 
-def _init_worker(threads: int) -> None:
+def _init_worker(threads: int, gpus=None) -> None:
+    """A pool worker: ``threads`` torch threads; its GPU from the queue ``gpus`` (see
+    :func:`worker_devices`), when given."""
+    global _WORKER_DEVICE
+    import queue
+
     import torch
 
     torch.set_num_threads(threads)
+    if gpus is not None:
+        try:
+            _WORKER_DEVICE = gpus.get(timeout=60)
+        except queue.Empty:  # more workers than GPUs handed out: the sweep's device
+            _WORKER_DEVICE = None
+
+
+def default_workers(device: str) -> int:
+    """Local worker processes when neither the spec nor the caller says: one per core on
+    the CPU, one per GPU torch sees with ``cuda``, one with ``cuda:N``."""
+    if devices.kind(device) == devices.CPU:
+        return os.cpu_count() or 1
+    return max(1, devices.gpu_count()) if device == "cuda" else 1
+
+
+def worker_devices(device: str, workers: int) -> list[str] | None:
+    """The device of each of ``workers`` pool workers: with ``cuda`` and several GPUs,
+    worker *i* on ``cuda:(i mod GPUs)``; None: all on ``device``."""
+    gpus = devices.gpu_count() if device == "cuda" else 0
+    if gpus < 2:
+        return None
+    return [f"cuda:{i % gpus}" for i in range(workers)]
 
 
 Task = tuple[tuple[str, str, int], ModelRef, Segment, list[Setting]]
@@ -407,23 +466,31 @@ Result = tuple[tuple[str, str, int], str, str | None, list[dict]]
 
 
 def _execute(tasks: Iterator[Task], share: bool, workers: int,
-             scheduler: Any) -> Iterator[Result]:
+             scheduler: Any, device: str = devices.CPU) -> Iterator[Result]:
     """Run tasks; yield results as they complete (any order)."""
     if scheduler is not None:
-        yield from _execute_dask(tasks, share, scheduler)
+        yield from _execute_dask(tasks, share, scheduler, device)
         return
     if workers == 1:
         for key, ref, seg, settings in tasks:
-            yield key, seg.id, *_decode_task(ref, settings, seg, share=share)
+            yield key, seg.id, *_decode_task(ref, settings, seg, share=share, device=device)
         return
     threads = max(1, (os.cpu_count() or 1) // workers)
-    with cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                initializer=_init_worker, initargs=(threads,)) as pool:
+    context = multiprocessing.get_context("spawn")
+    gpus = None
+    assigned = worker_devices(device, workers)
+    if assigned:
+        gpus = context.Queue()
+        for d in assigned:
+            gpus.put(d)
+    with cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                                initargs=(threads, gpus)) as pool:
         pending: dict[cf.Future, tuple] = {}
         for task in itertools.chain(tasks, [None]):
             if task is not None:
                 key, ref, seg, settings = task
-                fut = pool.submit(_decode_task, ref, settings, seg, share=share)
+                fut = pool.submit(_decode_task, ref, settings, seg, share=share,
+                                  device=device)
                 pending[fut] = (key, seg.id)
             while pending and (task is None or len(pending) >= 2 * workers):
                 finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
@@ -432,7 +499,8 @@ def _execute(tasks: Iterator[Task], share: bool, workers: int,
                     yield key, seg_id, *fut.result()
 
 
-def _execute_dask(tasks: Iterator[Task], share: bool, scheduler: Any) -> Iterator[Result]:
+def _execute_dask(tasks: Iterator[Task], share: bool, scheduler: Any,
+                  device: str = devices.CPU) -> Iterator[Result]:
     from distributed import Client, as_completed
 
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
@@ -443,7 +511,7 @@ def _execute_dask(tasks: Iterator[Task], share: bool, scheduler: Any) -> Iterato
         for task in itertools.islice(tasks, window):
             key, ref, seg, settings = task
             fut = client.submit(_decode_task, ref, settings, seg, share=share,
-                                threads=1, pure=False)
+                                threads=1, device=device, pure=False)
             meta[fut.key] = (key, seg.id)
             running.add(fut)
         for fut in running:
@@ -452,7 +520,7 @@ def _execute_dask(tasks: Iterator[Task], share: bool, scheduler: Any) -> Iterato
             for task in itertools.islice(tasks, 1):
                 k, ref, seg, settings = task
                 nxt = client.submit(_decode_task, ref, settings, seg, share=share,
-                                    threads=1, pure=False)
+                                    threads=1, device=device, pure=False)
                 meta[nxt.key] = (k, seg.id)
                 running.add(nxt)
     finally:
@@ -476,10 +544,11 @@ class _Job:
     # records of some settings (index in the spec), awaiting the decode of the others
 
 
-def _fingerprint(spec: Spec, refs: list[ModelRef], corpora: dict[str, str]) -> dict:
+def _fingerprint(spec: Spec, refs: list[ModelRef], corpora: dict[str, str],
+                 device: str = devices.CPU) -> dict:
     from simul import __version__
 
-    return {
+    out = {
         "simul": __version__,
         "models": {r.label: r.checksum for r in refs},
         "pair": spec.pair,
@@ -488,6 +557,9 @@ def _fingerprint(spec: Spec, refs: list[ModelRef], corpora: dict[str, str]) -> d
         "share": spec.share,
         "settings": [[s.policy, [list(p) for p in s.params]] for s in spec.settings],
     }
+    if devices.kind(device) != devices.CPU:  # CPU sweeps keep the fingerprint they had
+        out["device"] = devices.kind(device)
+    return out
 
 
 def _claim(output: Path, fingerprint: dict, force: bool) -> None:
@@ -521,16 +593,25 @@ _WINDOW = 64
 
 def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool = True,
         workers: int | None = None, scheduler: Any = None, store: bool | None = None,
+        device: str | None = None,
         on_result: Callable[[], None] | None = None) -> pd.DataFrame:
     """Run (or finish) a sweep; return its summary (also in ``<output>/summary.csv``).
 
-    ``workers``, ``scheduler`` and ``store`` (False: neither read nor write the record
-    store) override the spec's; ``on_result`` is called after each utterance is journaled
-    (tests use it to stop a sweep half-way).
+    ``workers``, ``scheduler``, ``store`` (False: neither read nor write the record
+    store) and ``device`` (``cpu``, ``cuda``, ``cuda:N``) override the spec's; a device
+    torch cannot reach is refused before any work. ``on_result`` is called after each
+    utterance is journaled (tests use it to stop a sweep half-way).
     """
     spec = Spec.load(spec)
-    workers = workers or spec.workers or os.cpu_count() or 1
     scheduler = scheduler if scheduler is not None else spec.scheduler
+    asked = (f"--device {devices.normalize(device)}" if device is not None
+             else f"sweep spec field 'device': {spec.device}")
+    try:  # a Dask client need not have the workers' GPUs: they check when loading models
+        device = (devices.parse if scheduler is not None else devices.check)(
+            device if device is not None else spec.device, asked)
+    except ValueError as e:
+        raise SweepError(str(e)) from None
+    workers = workers or spec.workers or default_workers(device)
     kept = record_store.Store.default() if (spec.store if store is None else store) else None
     if kept is not None and record_store.code_changed():
         warnings.warn("simul's decoding code changed since this process imported it: this "
@@ -542,7 +623,7 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
     if len(set(labels)) != len(labels):
         raise SweepError(f"models {spec.models}: two share the name {labels}; rename a folder")
     corpora = {s: corpus_checksum(spec.corpus, spec.pair, s) for s in spec.splits}
-    fingerprint = _fingerprint(spec, refs, corpora)
+    fingerprint = _fingerprint(spec, refs, corpora, device)
     _claim(spec.output, fingerprint, force)
 
     per_utt = len(spec.settings)
@@ -567,7 +648,7 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
         return record_store.key_fields(
             model=job.ref.checksum, corpus=corpora[job.split], pair=spec.pair,
             split=job.split, segment=segment_id, policy=spec.settings[j].policy,
-            settings=full[j], code=code)
+            settings=full[j], device=device, code=code)
 
     def finish(job: _Job, pos: int, segment_id: str, recs: list[dict],
                from_store: list[bool]) -> None:
@@ -612,7 +693,7 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
                     elif found:
                         job.found[pos] = found
         for (label, split, pos), seg_id, code, decoded in _execute(
-                tasks(), spec.share, workers, scheduler):
+                tasks(), spec.share, workers, scheduler, device):
             job = by_key[(label, split)]
             found = job.found.pop(pos, {})
             fresh = iter(decoded)
@@ -654,6 +735,8 @@ def _summarize(spec: Spec, jobs: list[_Job], fingerprint: dict) -> pd.DataFrame:
                 "from_store": stored, "decoded": len(records) - stored,
                 "model_checksum": job.ref.checksum,
                 "corpus_checksum": fingerprint["corpus"][job.split], **provenance,
+                # records without the field were decoded before it existed: on the CPU
+                "device": ", ".join(sorted({r.device or devices.CPU for r in records})),
             })
     table = pd.DataFrame(rows)
     tmp = spec.output / ".summary.csv.tmp"
@@ -684,9 +767,10 @@ def read_summary(output: str | Path) -> pd.DataFrame:
 
 
 def main_sweep(spec_path: str, *, force: bool = False, workers: int | None = None,
-               scheduler: str | None = None, quiet: bool = False, store: bool = True) -> int:
+               scheduler: str | None = None, quiet: bool = False, store: bool = True,
+               device: str | None = None) -> int:
     table = run(spec_path, force=force, workers=workers, scheduler=scheduler,
-                progress=not quiet, store=None if store else False)
+                progress=not quiet, store=None if store else False, device=device)
     cols = [c for c in ("model", "split", "policy", "setting", "BLEU", "AL", "LAAL",
                         "LAAL_CA", "utterances") if c in table]
     with pd.option_context("display.width", 200, "display.max_rows", 500):

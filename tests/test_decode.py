@@ -37,7 +37,7 @@ def test_decode_default_pair(tmp_path, monkeypatch, capsys, argv, model, expecte
         return [Record(index=0, prediction="a", delays=[1.0], elapsed=[1.0],
                        prediction_length=1, reference="a", source_length=1.0, source=["x"])]
 
-    monkeypatch.setattr(zoo, "load", lambda name: None)
+    monkeypatch.setattr(zoo, "load", lambda name, device="cpu": None)
     monkeypatch.setattr(decode, "records", fake_records)
     out = tmp_path / "out.jsonl"
     assert cli.main(["decode", "--model", model, "--out", str(out), *argv]) == 0

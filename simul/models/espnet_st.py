@@ -33,6 +33,7 @@ import yaml
 
 from simul.metrics import units
 from simul.models import decoder_scorers
+from simul.models import device as devices
 from simul.models.espnet_env import import_espnet
 
 SAMPLE_RATE = 16000
@@ -111,6 +112,10 @@ class ESPnetST:
     """An ESPnet2 ST model behind simul's adapter interface."""
 
     def __init__(self, config: str | Path, model_file: str | Path, device: str = "cpu"):
+        """Load the model on ``device`` (torch's name: ``cpu``, ``cuda``, ``cuda:N``; a CUDA
+        device torch cannot reach is refused first, :func:`simul.models.device.check`)."""
+        if devices.is_cuda(device):
+            device = devices.check(device, f"device {device}")
         config, model_file = Path(config), Path(model_file)
         conf = yaml.safe_load(config.read_text())
         for key in ("token_list", "encoder", "decoder"):
@@ -194,7 +199,7 @@ class ESPnetST:
             return Encoded(torch.zeros(0, self._enc_dim(), device=self.device), n)
         too_short = import_espnet("espnet.nets.pytorch_backend.transformer.subsampling")
         try:
-            enc, lens = self.model.encode(x.unsqueeze(0), torch.tensor([n]))
+            enc, lens = self.model.encode(x.unsqueeze(0), torch.tensor([n], device=self.device))
         except too_short.TooShortUttError:  # fewer frames than the subsampling needs
             return Encoded(torch.zeros(0, self._enc_dim(), device=self.device), n)
         if isinstance(enc, tuple):
@@ -382,7 +387,8 @@ class ESPnetST:
         ys = torch.tensor([[self.sos, *tokens]], device=self.device)
         x = enc.states.unsqueeze(0)
         if hasattr(dec, "decoders"):  # Transformer decoder
-            dec.forward(x, torch.tensor([enc.frames]), ys, torch.tensor([ys.shape[1]]))
+            dec.forward(x, torch.tensor([enc.frames], device=self.device), ys,
+                        torch.tensor([ys.shape[1]], device=self.device))
             attn = dec.decoders[layer].src_attn.attn  # (1, H, L, T)
             return attn[0].mean(0).clone()
         self._reset_attention()
