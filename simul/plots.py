@@ -142,15 +142,7 @@ def timeline(record: Record, segment: Segment | None = None, *, ax=None, title: 
 
     alignment = getattr(segment, "alignment", None) if segment is not None else None
     if alignment is not None and alignment.words:
-        for i, w in enumerate(alignment.words):
-            if i % 2 == 0:
-                ax.axvspan(w.start_ms, w.end_ms, color="0.9", zorder=0, lw=0)
-        top = ax.secondary_xaxis("top")
-        top.set_xticks([(w.start_ms + w.end_ms) / 2 for w in alignment.words],
-                       labels=[w.text for w in alignment.words])
-        top.tick_params(axis="x", labelrotation=60, labelsize=8, length=0)
-        for label in top.get_xticklabels():
-            label.set_horizontalalignment("left")
+        top = source_words_axis(ax, alignment.words)
         top.set_xlabel("source words (oracle alignment)", fontsize=9)
     ax.axvline(record.source_length, ls=":", color="0.4", label="end of source")
     ax.set_xlim(0, max(record.source_length, max(xs)) * 1.03)
@@ -160,3 +152,18 @@ def timeline(record: Record, segment: Segment | None = None, *, ax=None, title: 
     ax.set_title(title or f"{record.policy} ({settings_text(record)})", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     return ax
+
+
+def source_words_axis(ax, words, *, unit_ms: float = 1.0):
+    """Shade every other oracle source word on ``ax`` (x in units of ``unit_ms``: 1 for ms,
+    1000 for seconds) and name the words on a secondary top axis, which is returned."""
+    for i, w in enumerate(words):
+        if i % 2 == 0:
+            ax.axvspan(w.start_ms / unit_ms, w.end_ms / unit_ms, color="0.9", zorder=0, lw=0)
+    top = ax.secondary_xaxis("top")
+    top.set_xticks([(w.start_ms + w.end_ms) / 2 / unit_ms for w in words],
+                   labels=[w.text for w in words])
+    top.tick_params(axis="x", labelrotation=60, labelsize=8, length=0)
+    for label in top.get_xticklabels():
+        label.set_horizontalalignment("left")
+    return top

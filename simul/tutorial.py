@@ -25,7 +25,7 @@ import uuid
 import numpy as np
 import pandas as pd
 
-from simul import notebook
+from simul import notebook, plots
 from simul.claims import Claim, monotone_within
 from simul.metrics.latency import MEASURED_IN, SIMULEVAL_METRICS
 from simul.metrics.score import score_records
@@ -186,15 +186,7 @@ def replay_figure(audio: np.ndarray, words, *, rate: int = 16000, alignment=None
             wave.fill_between(t, frames.min(axis=1), frames.max(axis=1), color="tab:blue",
                               lw=0, alpha=0.8)
     if alignment is not None and alignment.words:
-        for i, w in enumerate(alignment.words):
-            if i % 2 == 0:
-                wave.axvspan(w.start_ms / 1000, w.end_ms / 1000, color="0.9", zorder=0, lw=0)
-        top = wave.secondary_xaxis("top")
-        top.set_xticks([(w.start_ms + w.end_ms) / 2000 for w in alignment.words],
-                       labels=[w.text for w in alignment.words])
-        top.tick_params(axis="x", labelrotation=60, labelsize=8, length=0)
-        for label in top.get_xticklabels():
-            label.set_horizontalalignment("left")
+        plots.source_words_axis(wave, alignment.words, unit_ms=1000.0)
     wave.set_ylabel("audio")
     wave.set_yticks([])
     for i, (delay, text_) in enumerate(groups):
