@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import importlib
+import json
 import multiprocessing
 import os
 import time
@@ -193,6 +194,7 @@ def _run(only: list[str] | None, *, quick: bool, figures_dir: str | Path,
 
     def finished(nb: Notebook, out: Path, seconds: float) -> None:
         log(f"[{nb.name}] {seconds:.0f} s → {out}, {figures_dir / nb.name}/")
+        _save_seconds(runs_dir, nb.name, seconds)
 
     if jobs == 1:
         for nb, out, params in work:
@@ -214,6 +216,21 @@ def _run(only: list[str] | None, *, quick: bool, figures_dir: str | Path,
                 fut.cancel()
             raise
     return {nb.name: out for nb, out, _ in work}
+
+
+def _save_seconds(runs_dir: Path, name: str, seconds: float) -> None:
+    """Add a notebook's wall time to ``<runs_dir>/seconds.json`` ({name: seconds}, the last
+    run of each), which ``benchmarks/reproduce_profile.py`` reads."""
+    path = runs_dir / "seconds.json"
+    try:
+        times = json.loads(path.read_text())
+    except (OSError, ValueError):
+        times = {}
+    times[name] = round(seconds, 1)
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".seconds.json.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(times, indent=1) + "\n")
+    tmp.replace(path)
 
 
 def main_reproduce(only: list[str] | None, *, quick: bool, figures_dir: str | None,

@@ -18,10 +18,14 @@ called (the model directory's name, the wav's path), which a sweep sets on the r
 takes from here; nor ``share`` (shared computations give the same units, and each setting is
 charged what it would have spent alone, see :mod:`simul.shared`), nor the machine, nor
 which GPU (``cuda:0`` and ``cuda:1``, or two GPU models, share a key as two CPUs do; each
-record's ``device`` field names the one that decoded it).
+record's ``device`` field names the one that decoded it), nor whether it was decoded alone
+or in lockstep with other utterances (:mod:`simul.lockstep`: its ``lockstep`` field says
+so; its computation-aware times are single-stream either way, and its units are those of
+decoding it alone but where batched float rounding flips a rare near-tie).
 
 **Code version.** :func:`code_version` hashes the source text of the modules that decide
-the units and their delays (:data:`CODE_FILES`: the streaming session, the simulator,
+the units and their delays (:data:`CODE_FILES`: the streaming session, the simulator, the
+lockstep scheduler,
 the policies, the model adapter and its decoders, the device clock, the unit→word rules,
 the shared calls, the record fields and the corpus reader that gives the audio) with the
 installed torch and espnet versions. The text is read when the process imports this module (with
@@ -78,7 +82,7 @@ FORMAT = 1
 """The stored files' layout (``format`` in each file)."""
 
 PACKAGE = Path(__file__).resolve().parent
-CODE_FILES = ("stream.py", "simulate.py", "policies/*.py", "models/espnet_st.py",
+CODE_FILES = ("stream.py", "simulate.py", "lockstep.py", "policies/*.py", "models/espnet_st.py",
               "models/decoder_scorers.py", "models/rnn_padded.py", "models/device.py",
               "metrics/units.py", "shared.py", "records.py", "corpus/mustc.py")
 """Modules of :mod:`simul` (globs, relative to the package) whose source decides the records."""

@@ -18,6 +18,7 @@ A spec (YAML file or dict) names what to run::
       - policy: offline
     store: true                           # default: reuse and fill the record store
     device: cpu                           # default; or cuda, cuda:N
+    lockstep: 1                           # default; N: N utterances per task, in lockstep
 
 :func:`run` decodes every utterance once per (model, split) under all settings, in that
 order, with the settings sharing what they compute (:mod:`simul.shared`: encoder outputs of
@@ -53,6 +54,15 @@ segment's audio; workers load the models from the spec's paths, so a cluster nee
 on a shared file system (or the same paths on every node) and simul installed.
 Records are identical whatever the execution, but for the measured times.
 
+Lockstep. With ``lockstep: N`` a task is N utterances of similar length (the same model,
+the same settings to decode), decoded together by :mod:`simul.lockstep`: whenever they all
+wait for the encoder, their equal-length prefixes are encoded in one batch. Each record
+says how many were decoded together (``lockstep``; the summary's ``lockstep`` column has
+the largest), and is charged, in its computation-aware times, what encoding its prefixes
+alone costs (timed in the same step), so CA latency stays single-stream. Units are those
+of decoding each utterance alone, but where batched float rounding flips a near-tie
+(``benchmarks/lockstep.py`` counts them).
+
 Device. Models decode on the spec's ``device`` (``simul sweep --device``, ``run(device=)``
 override it): ``cpu`` by default, ``cuda`` or ``cuda:N``. A device torch cannot reach is
 refused before any work (locally; with a Dask scheduler the client only checks the name,
@@ -80,6 +90,7 @@ import platform
 import re
 import shutil
 import subprocess
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -101,7 +112,7 @@ from simul.records import Record
 from simul.records import write as write_records
 
 SPEC_FIELDS = ("name", "models", "pair", "splits", "corpus", "max_utterances", "output",
-               "policies", "share", "workers", "scheduler", "store", "device")
+               "policies", "share", "workers", "scheduler", "store", "device", "lockstep")
 POLICY_FIELDS = ("policy", "grid", "settings", "fixed")
 
 
@@ -142,6 +153,7 @@ class Spec:
     name: str = ""
     store: bool = True  # reuse and fill the record store (simul.store)
     device: str = "cpu"  # where models decode: cpu, cuda, cuda:N (simul.models.device)
+    lockstep: int = 1  # utterances per task, decoded in lockstep (simul.lockstep)
 
     @classmethod
     def load(cls, spec: Spec | dict | str | Path) -> Spec:
@@ -190,6 +202,10 @@ class Spec:
         workers = data.get("workers")
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise SweepError(f"{where}: field 'workers': a positive integer, got {workers!r}")
+        lockstep = data.get("lockstep", 1)
+        if not isinstance(lockstep, int) or isinstance(lockstep, bool) or lockstep < 1:
+            raise SweepError(f"{where}: field 'lockstep': a positive integer (utterances "
+                             f"decoded together; 1: each alone), got {lockstep!r}")
         for key in ("share", "store"):
             if not isinstance(data.get(key, True), bool):
                 raise SweepError(f"{where}: field '{key}': true or false")
@@ -214,7 +230,7 @@ class Spec:
             corpus=path(data["corpus"], "corpus") if data.get("corpus") else DEFAULT_ROOT,
             max_utterances=limit, share=data.get("share", True), workers=workers,
             scheduler=data.get("scheduler"), name=str(data.get("name") or ""),
-            store=data.get("store", True), device=device,
+            store=data.get("store", True), device=device, lockstep=lockstep,
         )
 
 
@@ -358,12 +374,17 @@ class Journal:
         return done
 
     def append(self, position: int, segment_id: str, records: list[dict],
-               from_store: list[bool] | None = None) -> None:
-        """Journal an utterance; ``from_store``: which records came from the record store."""
+               from_store: list[bool] | None = None,
+               seconds: list[float | None] | None = None) -> None:
+        """Journal an utterance; ``from_store``: which records came from the record store;
+        ``seconds``: the wall time each record took to decode here (None: from the store),
+        which ``benchmarks/reproduce_profile.py`` adds up."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         entry = {"position": position, "segment_id": segment_id, "records": records}
         if from_store is not None:
             entry["from_store"] = from_store
+        if seconds is not None:
+            entry["seconds"] = [None if x is None else round(x, 4) for x in seconds]
         line = json.dumps(entry, ensure_ascii=False)
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(line + "\n")
@@ -388,10 +409,13 @@ def _model(ref: ModelRef, device: str = devices.CPU):
 
 def decode_utterance(ref: ModelRef, settings: list[Setting], segment: Segment, *,
                      share: bool = True, threads: int | None = None,
-                     device: str = devices.CPU) -> list[dict]:
+                     device: str = devices.CPU, seconds: list[float] | None = None
+                     ) -> list[dict]:
     """One utterance under every setting (in order), sharing computations when ``share``,
     with the model on ``device``; the records as dicts. Workers run it
-    (:func:`_decode_task`) for each :data:`Task`."""
+    (:func:`_decode_task`) for each :data:`Task`. ``seconds``, when given, receives each
+    setting's wall time (with sharing, a computation is timed in the first setting that
+    makes it: the profile of what a sweep spends, not a setting's cost alone)."""
     import torch
 
     from simul.shared import SharedCalls
@@ -401,19 +425,74 @@ def decode_utterance(ref: ModelRef, settings: list[Setting], segment: Segment, *
         torch.set_num_threads(threads)
     model = _model(ref, device)
     shared = SharedCalls(model) if share else None
-    return [asdict(simulate(shared or model, s.make(), segment, model_name=ref.label))
-            for s in settings]
+    records = []
+    for s in settings:
+        t0 = time.perf_counter()
+        records.append(asdict(simulate(shared or model, s.make(), segment,
+                                       model_name=ref.label)))
+        if seconds is not None:
+            seconds.append(time.perf_counter() - t0)
+    return records
 
 
-def _decode_task(ref: ModelRef, settings: list[Setting], segment: Segment, *,
+def decode_lockstep(ref: ModelRef, settings: list[Setting], segments: list[Segment], *,
+                    share: bool = True, threads: int | None = None,
+                    device: str = devices.CPU) -> list[tuple[list[dict], list[float]]]:
+    """Several utterances under every setting, decoded in lockstep (:mod:`simul.lockstep`:
+    equal-length prefixes encoded in one batch); per utterance, its records (``lockstep``
+    set to the number of utterances) and each setting's share of the wall time (the
+    group's wall time split in proportion to the settings' charged compute)."""
+    import torch
+
+    from simul.lockstep import Lockstep
+    from simul.shared import SharedCalls
+    from simul.simulate import simulate
+
+    if threads:
+        torch.set_num_threads(threads)
+    model = _model(ref, device)
+
+    def job(segment: Segment):
+        def decode(lane_model, clock):
+            shared = SharedCalls(lane_model, clock=clock) if share else None
+            records, charged = [], []
+            for s in settings:
+                t0 = clock()
+                rec = asdict(simulate(shared or lane_model, s.make(), segment,
+                                      model_name=ref.label, clock=clock))
+                rec["lockstep"] = len(segments)
+                records.append(rec)
+                charged.append(clock() - t0)
+            return records, charged
+        return decode
+
+    t0 = time.perf_counter()
+    out = Lockstep(model).run([job(seg) for seg in segments])
+    wall = time.perf_counter() - t0
+    total = sum(sum(charged) for _, charged in out) or 1.0
+    return [(records, [wall * c / total for c in charged]) for records, charged in out]
+
+
+def _decode_task(ref: ModelRef, settings: list[Setting], segments: list[Segment], *,
                  share: bool = True, threads: int | None = None,
-                 device: str = devices.CPU) -> tuple[str, list[dict]]:
-    """:func:`decode_utterance` and the code version that decoded it (the worker's: the
-    records are stored under it; None when the worker's files changed since it imported
-    them, and its records are not stored). A pool worker given its own GPU decodes there."""
-    records = decode_utterance(ref, settings, segment, share=share, threads=threads,
-                               device=_WORKER_DEVICE or device)
-    return None if record_store.code_changed() else record_store.code_version(), records
+                 device: str = devices.CPU
+                 ) -> tuple[str | None, list[tuple[list[dict], list[float]]]]:
+    """The code version that decoded the task (the worker's: the records are stored under
+    it; None when the worker's files changed since it imported them, and its records are
+    not stored) and, per segment, its records under every setting and each one's wall
+    seconds: :func:`decode_utterance` for one segment, :func:`decode_lockstep` for
+    several. A pool worker given its own GPU decodes there."""
+    device = _WORKER_DEVICE or device
+    if len(segments) == 1:
+        seconds: list[float] = []
+        records = decode_utterance(ref, settings, segments[0], share=share, threads=threads,
+                                   device=device, seconds=seconds)
+        out = [(records, seconds)]
+    else:
+        out = decode_lockstep(ref, settings, segments, share=share, threads=threads,
+                              device=device)
+    code = None if record_store.code_changed() else record_store.code_version()
+    return code, out
 
 
 def _in_place(record: dict, ref: ModelRef, segment: Segment) -> dict:
@@ -458,22 +537,33 @@ def worker_devices(device: str, workers: int) -> list[str] | None:
     return [f"cuda:{i % gpus}" for i in range(workers)]
 
 
-Task = tuple[tuple[str, str, int], ModelRef, Segment, list[Setting]]
-"""One utterance to decode under some settings: ((model label, split, position in the
-split), the model, the segment, the settings not in the record store)."""
-Result = tuple[tuple[str, str, int], str, str | None, list[dict]]
-"""A decoded task: (its key, the segment id, the code version or None, the records)."""
+Task = tuple[list[tuple[str, str, int]], ModelRef, list[Segment], list[Setting]]
+"""Utterances to decode (one, or several in lockstep) under some settings: ([(model label,
+split, position in the split)], the model, the segments, the settings not in the record
+store, the same for each)."""
+Result = tuple[tuple[str, str, int], str, str | None, list[dict], list[float]]
+"""One decoded utterance: (its key, the segment id, the code version or None, the records,
+each record's wall seconds)."""
+
+
+def _results(keys: list[tuple[str, str, int]], segments: list[Segment],
+             done: tuple[str | None, list[tuple[list[dict], list[float]]]]
+             ) -> Iterator[Result]:
+    code, outputs = done
+    for key, seg, (records, seconds) in zip(keys, segments, outputs, strict=True):
+        yield key, seg.id, code, records, seconds
 
 
 def _execute(tasks: Iterator[Task], share: bool, workers: int,
              scheduler: Any, device: str = devices.CPU) -> Iterator[Result]:
-    """Run tasks; yield results as they complete (any order)."""
+    """Run tasks; yield each utterance's result as its task completes (any order)."""
     if scheduler is not None:
         yield from _execute_dask(tasks, share, scheduler, device)
         return
     if workers == 1:
-        for key, ref, seg, settings in tasks:
-            yield key, seg.id, *_decode_task(ref, settings, seg, share=share, device=device)
+        for keys, ref, segs, settings in tasks:
+            yield from _results(keys, segs, _decode_task(ref, settings, segs, share=share,
+                                                          device=device))
         return
     threads = max(1, (os.cpu_count() or 1) // workers)
     context = multiprocessing.get_context("spawn")
@@ -488,15 +578,15 @@ def _execute(tasks: Iterator[Task], share: bool, workers: int,
         pending: dict[cf.Future, tuple] = {}
         for task in itertools.chain(tasks, [None]):
             if task is not None:
-                key, ref, seg, settings = task
-                fut = pool.submit(_decode_task, ref, settings, seg, share=share,
+                keys, ref, segs, settings = task
+                fut = pool.submit(_decode_task, ref, settings, segs, share=share,
                                   device=device)
-                pending[fut] = (key, seg.id)
+                pending[fut] = (keys, segs)
             while pending and (task is None or len(pending) >= 2 * workers):
                 finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
                 for fut in finished:
-                    key, seg_id = pending.pop(fut)
-                    yield key, seg_id, *fut.result()
+                    keys, segs = pending.pop(fut)
+                    yield from _results(keys, segs, fut.result())
 
 
 def _execute_dask(tasks: Iterator[Task], share: bool, scheduler: Any,
@@ -508,21 +598,21 @@ def _execute_dask(tasks: Iterator[Task], share: bool, scheduler: Any,
         window = 2 * max(1, sum(client.nthreads().values()))
         running = as_completed()
         meta = {}
-        for task in itertools.islice(tasks, window):
-            key, ref, seg, settings = task
-            fut = client.submit(_decode_task, ref, settings, seg, share=share,
+
+        def submit(task: Task) -> None:
+            keys, ref, segs, settings = task
+            fut = client.submit(_decode_task, ref, settings, segs, share=share,
                                 threads=1, device=device, pure=False)
-            meta[fut.key] = (key, seg.id)
+            meta[fut.key] = (keys, segs)
             running.add(fut)
+
+        for task in itertools.islice(tasks, window):
+            submit(task)
         for fut in running:
-            key, seg_id = meta.pop(fut.key)
-            yield key, seg_id, *fut.result()
+            keys, segs = meta.pop(fut.key)
+            yield from _results(keys, segs, fut.result())
             for task in itertools.islice(tasks, 1):
-                k, ref, seg, settings = task
-                nxt = client.submit(_decode_task, ref, settings, seg, share=share,
-                                    threads=1, device=device, pure=False)
-                meta[nxt.key] = (k, seg.id)
-                running.add(nxt)
+                submit(task)
     finally:
         if client is not scheduler:
             client.close()
@@ -559,6 +649,8 @@ def _fingerprint(spec: Spec, refs: list[ModelRef], corpora: dict[str, str],
     }
     if devices.kind(device) != devices.CPU:  # CPU sweeps keep the fingerprint they had
         out["device"] = devices.kind(device)
+    if spec.lockstep != 1:  # as do sweeps that decode each utterance alone
+        out["lockstep"] = spec.lockstep
     return out
 
 
@@ -651,8 +743,8 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
             settings=full[j], device=device, code=code)
 
     def finish(job: _Job, pos: int, segment_id: str, recs: list[dict],
-               from_store: list[bool]) -> None:
-        job.journal.append(pos, segment_id, recs, from_store)
+               from_store: list[bool], seconds: list[float | None] | None = None) -> None:
+        job.journal.append(pos, segment_id, recs, from_store, seconds)
         job.done[pos] = recs
         job.from_store[pos] = from_store
         bar.update(per_utt)
@@ -667,12 +759,27 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
             audio = enumerate(load(spec.corpus, spec.pair, split, limit=spec.max_utterances))
             while window := list(itertools.islice(audio, _WINDOW)):
                 # longest first, so that no worker is left with a long utterance at the end
-                for pos, seg in sorted(window, key=lambda ps: -ps[1].duration_ms):
-                    for job in todo:
-                        if pos not in job.done:
-                            found = job.found.get(pos, {})
-                            yield ((job.ref.label, split, pos), job.ref, seg,
-                                   [s for j, s in enumerate(spec.settings) if j not in found])
+                # (and utterances decoded in lockstep are of similar lengths)
+                for job in todo:
+                    group: list[tuple[int, Segment]] = []
+                    for pos, seg in sorted(window, key=lambda ps: -ps[1].duration_ms):
+                        if pos in job.done:
+                            continue
+                        if group and (len(group) == spec.lockstep or
+                                      set(job.found.get(pos, {})) !=
+                                      set(job.found.get(group[0][0], {}))):
+                            yield task(job, split, group)
+                            group = []
+                        group.append((pos, seg))
+                    if group:
+                        yield task(job, split, group)
+
+    def task(job: _Job, split: str, group: list[tuple[int, Segment]]) -> Task:
+        """The utterances of ``group`` (each lacking the same settings) as one task."""
+        found = job.found.get(group[0][0], {})
+        return ([(job.ref.label, split, pos) for pos, _ in group], job.ref,
+                [seg for _, seg in group],
+                [s for j, s in enumerate(spec.settings) if j not in found])
 
     bar = tqdm(total=total, initial=done, unit="decode", disable=not progress,
                desc=f"sweep {spec.name or spec.output.name}")
@@ -692,17 +799,18 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
                                [True] * per_utt)
                     elif found:
                         job.found[pos] = found
-        for (label, split, pos), seg_id, code, decoded in _execute(
+        for (label, split, pos), seg_id, code, decoded, seconds in _execute(
                 tasks(), spec.share, workers, scheduler, device):
             job = by_key[(label, split)]
             found = job.found.pop(pos, {})
-            fresh = iter(decoded)
+            fresh, timed = iter(decoded), iter(seconds)
             recs = [found[j] if j in found else next(fresh) for j in range(per_utt)]
+            walls = [None if j in found else next(timed) for j in range(per_utt)]
             if kept is not None and code is not None:
                 for j in range(per_utt):
                     if j not in found:
                         kept.put(store_key(job, seg_id, j, code), recs[j])
-            finish(job, pos, seg_id, recs, [j in found for j in range(per_utt)])
+            finish(job, pos, seg_id, recs, [j in found for j in range(per_utt)], walls)
     finally:
         bar.close()
     return _summarize(spec, jobs, fingerprint)
@@ -737,6 +845,9 @@ def _summarize(spec: Spec, jobs: list[_Job], fingerprint: dict) -> pd.DataFrame:
                 "corpus_checksum": fingerprint["corpus"][job.split], **provenance,
                 # records without the field were decoded before it existed: on the CPU
                 "device": ", ".join(sorted({r.device or devices.CPU for r in records})),
+                # the most utterances any of its records was decoded in lockstep with
+                # (simul.lockstep; 1: each alone); CA charges are single-stream either way
+                "lockstep": max(r.lockstep for r in records),
             })
     table = pd.DataFrame(rows)
     tmp = spec.output / ".summary.csv.tmp"

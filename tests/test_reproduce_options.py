@@ -39,6 +39,17 @@ def test_full_run_keeps_each_notebooks_own_count(tmp_path, executed):
     assert params["runs_dir"].endswith("/r/full/polak2022")
 
 
+def test_each_notebooks_wall_time_is_saved_beside_its_runs(tmp_path, executed):
+    runs = tmp_path / "r" / "full"
+    runs.mkdir(parents=True)
+    (runs / "seconds.json").write_text('{"tutorial": 12.5, "polak2022": 99}')  # a run before
+    reproduce.run(["polak2022", "han2020"], figures_dir=tmp_path / "f",
+                  executed_dir=tmp_path / "e", runs_dir=tmp_path / "r", log=lambda *_: None)
+    times = json.loads((runs / "seconds.json").read_text())
+    assert set(times) == {"tutorial", "polak2022", "han2020"} and times["tutorial"] == 12.5
+    assert 0 <= times["polak2022"] < 99 and 0 <= times["han2020"] < 99  # papermill stubbed
+
+
 @pytest.mark.parametrize("kwargs", [{"max_utterances": 0},
                                     {"max_utterances": 5, "quick": True}])
 def test_bad_max_utterances_is_refused_before_any_notebook(tmp_path, executed, kwargs):

@@ -150,6 +150,21 @@ def test_resumed_sweep_keeps_provenance(model_dir, corpus, root, decodes, tmp_pa
     assert table.from_store.tolist() == [n, 0] and table.decoded.tolist() == [0, n]
 
 
+def test_journal_times_what_was_decoded_here(model_dir, corpus, root, tmp_path):
+    """Each journal line has the wall seconds of the records decoded here, None for those
+    taken from the store: what ``benchmarks/reproduce_profile.py`` adds up."""
+    run(model_dir, corpus, tmp_path / "first", [OFFLINE])
+    run(model_dir, corpus, tmp_path / "second", [OFFLINE, NEW])
+    lines = [json.loads(line) for line in
+             (tmp_path / "second" / "journal" / model_dir.name / f"{SPLIT}.jsonl")
+             .read_text().splitlines()]
+    assert lines
+    for line in lines:
+        offline, new = line["seconds"]
+        assert line["from_store"] == [True, False]
+        assert offline is None and isinstance(new, float) and new > 0
+
+
 def test_changed_model_or_code_version_is_a_miss(model_dir, corpus, root, decodes, tmp_path,
                                                   monkeypatch):
     from tests.conftest import make_tiny_model
@@ -174,7 +189,7 @@ def test_records_are_stored_under_the_workers_code_version(model_dir, corpus, ro
                                                            monkeypatch):
     real = sweep._decode_task
     monkeypatch.setattr(sweep, "_decode_task",
-                        lambda *a, **k: ("worker's code", real(*a, **k)[1]))
+                        lambda *a, **k: ("worker's code", *real(*a, **k)[1:]))
     table = run(model_dir, corpus, tmp_path / "out", [OFFLINE])
     files = list(store.Store(root).files())
     assert len(files) == table.utterances[0]
@@ -182,7 +197,7 @@ def test_records_are_stored_under_the_workers_code_version(model_dir, corpus, ro
     monkeypatch.setattr(sweep, "_decode_task", real)
     assert run(model_dir, corpus, tmp_path / "again", [OFFLINE]).from_store.tolist() == [0]
     # a worker whose files changed since it imported them says None: nothing stored
-    monkeypatch.setattr(sweep, "_decode_task", lambda *a, **k: (None, real(*a, **k)[1]))
+    monkeypatch.setattr(sweep, "_decode_task", lambda *a, **k: (None, *real(*a, **k)[1:]))
     run(model_dir, corpus, tmp_path / "changed", [NEW])
     assert len(list(store.Store(root).files())) == 2 * len(files)
 

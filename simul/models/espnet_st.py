@@ -211,6 +211,40 @@ class ESPnetST:
             self._rnn_keys(out)
         return out
 
+    @torch.inference_mode()
+    def encode_batch(self, audios: list[np.ndarray]) -> list[Encoded]:
+        """Encode prefixes of the same length (samples) of several utterances in one call.
+
+        Each output is :meth:`encode`'s for that prefix up to float rounding: the batched
+        matrix products may round differently from one utterance's (≈ 1e-6 on the encoder
+        states; see :mod:`simul.lockstep`). Prefixes too short to encode give empty
+        outputs, as in :meth:`encode`."""
+        n = len(audios[0])
+        if any(len(a) != n for a in audios):
+            raise ValueError(f"encode_batch: prefixes of one length, got "
+                             f"{sorted({len(a) for a in audios})} samples")
+        if len(audios) == 1:
+            return [self.encode(audios[0])]
+        n_fft = (self.args.frontend_conf or {}).get("n_fft", 512)
+        empty = [Encoded(torch.zeros(0, self._enc_dim(), device=self.device), n)
+                 for _ in audios]
+        if n <= n_fft // 2:
+            return empty
+        x = torch.stack([torch.as_tensor(np.asarray(a, dtype=np.float32)) for a in audios])
+        x = x.to(self.device)
+        too_short = import_espnet("espnet.nets.pytorch_backend.transformer.subsampling")
+        try:
+            enc, lens = self.model.encode(x, torch.full((len(audios),), n, device=self.device))
+        except too_short.TooShortUttError:
+            return empty
+        if isinstance(enc, tuple):
+            enc = enc[0]
+        outs = [Encoded(enc[b, : int(lens[b])].clone(), n) for b in range(len(audios))]
+        if self.use_decoder_scorers and self._rnn_scorer:
+            for out in outs:
+                self._rnn_keys(out)
+        return outs
+
     def _rnn_keys(self, enc: Encoded) -> torch.Tensor:
         """The RNN attention's projection of ``enc``, made once per encoder output."""
         if "rnn_attention_keys" not in enc.derived:
