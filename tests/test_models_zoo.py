@@ -70,6 +70,34 @@ def test_pack_keeps_training_starts_out_of_the_config(fake_run, tmp_path):
     assert "- frozen while training: encoder" in card
 
 
+def test_a_model_trained_in_simultaneous_mode_packs_as_espnets_decoder(fake_run, tmp_path):
+    # the transformer_waitk training decoder has ESPnet's transformer decoder's parameters:
+    # the packed config names that one and simul.json keeps the training schedule
+    import shutil
+
+    import yaml
+
+    from simul.models.espnet_st import ESPnetST
+
+    exp = tmp_path / "exp"
+    shutil.copytree(fake_run[0], exp)
+    conf = yaml.safe_load((exp / "config.yaml").read_text())
+    conf["decoder"] = "transformer_waitk"
+    conf["decoder_conf"].update(k_train=[3, 7], word_ms=280.0, frame_ms=40.0,
+                                units_file="/somewhere/tokens.txt", unit_type="char")
+    (exp / "config.yaml").write_text(yaml.safe_dump(conf))
+    out = zoo.pack(exp, "tiny_waitk", pair="en-es", n_average=1, out_root=tmp_path / "models")
+    packed = yaml.safe_load((out / "config.yaml").read_text())
+    assert packed["decoder"] == "transformer"
+    assert packed["decoder_conf"] == {"attention_heads": 2, "linear_units": 64, "num_blocks": 2}
+    info = json.loads((out / "simul.json").read_text())
+    assert info["simultaneous_training"] == {"k_train": [3, 7], "word_ms": 280.0,
+                                             "frame_ms": 40.0, "detection": "fixed"}
+    assert ESPnetST.from_dir(out).encode(torch.zeros(8000).numpy()).frames > 0
+    card = zoo.write_card("tiny_waitk", root=tmp_path / "models").read_text()
+    assert "multi-path, k_train drawn per batch from [3, 7], a word every 280 ms" in card
+
+
 def test_float32_when_asked(fake_run, tmp_path):
     exp, state = fake_run
     out = zoo.pack(exp, "tiny", pair="en-es", n_average=1, out_root=tmp_path, float16=False)

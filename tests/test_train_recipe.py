@@ -80,3 +80,24 @@ def test_a_run_directory_keeps_its_recipe(tmp_path, monkeypatch):
     assert "speed_perturb" in (tmp_path / "recipe.yaml").read_text()
     with pytest.raises(ValueError, match="started with another recipe"):
         train.train("blstm_char_en-es", workdir=tmp_path, progress=False)
+
+
+def test_simultaneous_training_gets_the_runs_units(tmp_path, monkeypatch):
+    # decoder: transformer_waitk reads the run's token list to find target words
+    import yaml
+
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("<blank>\n<unk>\n▁a\n<sos/eos>\n")
+    monkeypatch.setattr(prepare, "export_split", lambda *a, **k: 0)
+    monkeypatch.setattr(train, "_tokens", lambda *a, **k: ("bpe", tokens, None))
+    monkeypatch.setattr(train, "init_params", lambda *a, **k: [])
+    children = []
+    monkeypatch.setattr(train, "_espnet", lambda module, args, log: children.append(args))
+    train.train("conformer_bpe_en-es", workdir=tmp_path / "run", progress=False,
+                overrides=["espnet.decoder=transformer_waitk", "espnet.decoder_conf.k_train=3"])
+    conf = yaml.safe_load((tmp_path / "run" / "train_config.yaml").read_text())
+    assert conf["decoder"] == "transformer_waitk"
+    assert conf["decoder_conf"]["k_train"] == 3
+    assert conf["decoder_conf"]["units_file"] == str(tokens)
+    assert conf["decoder_conf"]["unit_type"] == "bpe"
+    assert len(children) == 2  # statistics, then training

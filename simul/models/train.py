@@ -133,7 +133,8 @@ def _espnet(module: str, args: list[str], log: Path) -> None:
     """Run an espnet2.bin module in a subprocess (quiet imports), output appended to ``log``."""
     code = (
         "import sys; from simul.models.espnet_env import import_espnet; "
-        "from simul.models import rnn_padded; rnn_padded.register(); "
+        "from simul.models import rnn_padded, waitk_decoder; rnn_padded.register(); "
+        "waitk_decoder.register(); "
         f"m = import_espnet({module!r}); m.main(sys.argv[1:])"
     )
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}
@@ -267,6 +268,9 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         conf["src_bpemodel"] = str(src_bpe)
     if max_epoch is not None:
         conf["max_epoch"] = max_epoch
+    if conf.get("decoder") == "transformer_waitk":  # simultaneous training: target words
+        conf["decoder_conf"] = {**(conf.get("decoder_conf") or {}),  # from this run's units
+                                "units_file": str(tok_list), "unit_type": tok_type}
     units = {key: Path(conf[key]).read_text().splitlines()
              for key in ("token_list", "src_token_list")}
     conf["init_param"] = init_params(recipe["simul"].get("init") or [], name, units, workdir)

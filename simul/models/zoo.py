@@ -136,6 +136,11 @@ def learning_curve(exp_dir: Path) -> list[dict]:
     return rows
 
 
+WAITK_KEYS = ("k_train", "word_ms", "frame_ms", "units_file", "unit_type")
+"""decoder_conf keys of simul's ``transformer_waitk`` training decoder
+(:mod:`simul.models.waitk_decoder`) that ESPnet's ``transformer`` decoder does not take."""
+
+
 def _packed_config(exp_dir: Path, out: Path) -> dict:
     """The run's config.yaml with paths relative to ``out`` (files copied there)."""
     conf = yaml.safe_load((exp_dir / "config.yaml").read_text())
@@ -151,6 +156,12 @@ def _packed_config(exp_dir: Path, out: Path) -> dict:
     if conf.get("encoder") == "rnn_padded":  # simul's training twin → ESPnet's own encoder
         conf["encoder"] = "rnn"
         conf["encoder_conf"]["dropout"] = 0.0  # RNNP would apply it at inference too
+    if conf.get("decoder") == "transformer_waitk":  # trained in simultaneous mode: at
+        # inference it is ESPnet's own decoder (same parameters); pack() keeps the schedule
+        # it was trained with in simul.json ("simultaneous_training")
+        for key in WAITK_KEYS:
+            conf["decoder_conf"].pop(key, None)
+        conf["decoder"] = "transformer"
     conf["output_dir"] = "."
     conf.pop("config", None)  # the run's own config file, an absolute path elsewhere
     # Training-only starts (absolute paths of this machine): kept in simul.json instead,
@@ -238,6 +249,12 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
             info["initialized_from"].append(f"{Path(path).parent.name}/{Path(path).name}:{modules}")
     if run_conf.get("freeze_param"):
         info["frozen"] = list(run_conf["freeze_param"])
+    if run_conf.get("decoder") == "transformer_waitk":
+        dec = run_conf.get("decoder_conf") or {}
+        info["simultaneous_training"] = {"k_train": dec.get("k_train", 3),
+                                         "word_ms": dec.get("word_ms", 280.0),
+                                         "frame_ms": dec.get("frame_ms", 80.0),
+                                         "detection": "fixed"}
     if dev_utterances > 0:
         import tempfile
 
@@ -326,6 +343,16 @@ def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
     return results
 
 
+def _simultaneous_line(how: dict) -> str:
+    ks = how["k_train"]
+    which = (f"k_train = {ks}" if isinstance(ks, int) else
+             f"multi-path, k_train drawn per batch from {ks}")
+    return (f"- trained in simultaneous mode (simul.models.waitk_decoder): wait-k over source "
+            f"words, {which}, a word every {how['word_ms']:g} ms of audio ({how['detection']} "
+            f"detection), encoder frames of {how['frame_ms']:g} ms; decoded as ESPnet's "
+            "Transformer decoder")
+
+
 def write_card(name: str, root: Path = MODELS_DIR) -> Path:
     """``card.md``: what the model is, the command that made it, its measured BLEU."""
     from simul.models.train import RECIPES
@@ -352,6 +379,8 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
                else []),
              *([f"- frozen while training: {', '.join(info['frozen'])}"]
                if info.get("frozen") else []),
+             *([_simultaneous_line(info["simultaneous_training"])]
+               if info.get("simultaneous_training") else []),
              f"- trained on: mini corpus, builder version "
              f"{info.get('corpus_builder_version', 'unrecorded')}",
              "", "Made by:", "", "```", info.get("command") or f"simul train {name}",
