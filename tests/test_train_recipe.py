@@ -53,7 +53,7 @@ def test_export_writes_one_copy_per_speed_with_kaldi_ids(tmp_path, monkeypatch):
     segs = [SimpleNamespace(index=i, audio=np.full(1600 * (i + 1), 0.1, np.float32),
                             target=f"t{i}", source=f"s{i}", speaker_id=f"v{i}")
             for i in range(2)]
-    monkeypatch.setattr(prepare, "load", lambda root, pair, split: iter(segs))
+    monkeypatch.setattr(prepare, "load", lambda root, pair, split, **k: iter(segs))
     n = prepare.export_split("unused", "en-es", "train", tmp_path / "train_sp",
                              speed_factors=(0.9, 1.0, 1.1), progress=False)
     assert n == 6
@@ -101,3 +101,37 @@ def test_simultaneous_training_gets_the_runs_units(tmp_path, monkeypatch):
     assert conf["decoder_conf"]["units_file"] == str(tokens)
     assert conf["decoder_conf"]["unit_type"] == "bpe"
     assert len(children) == 2  # statistics, then training
+
+
+@pytest.mark.parametrize("name", train.recipes())
+def test_every_recipe_builds_its_espnet_model(name, tmp_path, monkeypatch):
+    # the config simul train writes for each recipe is one ESPnet's task parses and builds
+    # (statistics and units stubbed: a 10-unit list, no global MVN file)
+    import yaml
+
+    from simul.models import rnn_padded, waitk_decoder
+    from simul.models.espnet_env import import_espnet
+
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("\n".join(["<blank>", "<unk>", "▁a", "b", "<space>", "c", "d", "e", "f",
+                                 "<sos/eos>"]) + "\n")
+    monkeypatch.setattr(prepare, "export_split", lambda *a, **k: 0)
+    monkeypatch.setattr(train, "_tokens", lambda *a, **k: ("bpe", tokens, None))
+    monkeypatch.setattr(train, "init_params", lambda *a, **k: [])
+    children = []
+    monkeypatch.setattr(train, "_espnet", lambda module, args, log: children.append(module))
+    train.train(name, workdir=tmp_path / "run", progress=False)
+    task = train.load_recipe(name)["simul"].get("task", "st")
+    assert children == [train.TASKS[task][0]] * 2
+    conf = yaml.safe_load((tmp_path / "run" / "train_config.yaml").read_text())
+    conf.pop("normalize", None), conf.pop("normalize_conf", None)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(conf))
+    rnn_padded.register()
+    waitk_decoder.register()
+    cls = {"st": "espnet2.tasks.st:STTask", "asr": "espnet2.tasks.asr:ASRTask",
+           "mt": "espnet2.tasks.mt:MTTask"}[task]
+    module, attr = cls.split(":")
+    espnet_task = getattr(import_espnet(module), attr)
+    args = espnet_task.get_parser().parse_args(["--config", str(tmp_path / "config.yaml")])
+    model = espnet_task.build_model(args)
+    assert sum(p.numel() for p in model.parameters()) > 100_000

@@ -40,10 +40,11 @@ def speed_prefix(factor: float) -> str:
 
 
 def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
-                 *, speed_factors=(1.0,), progress: bool = True) -> int:
+                 *, speed_factors=(1.0,), progress: bool = True, audio: bool = True) -> int:
     """Write ``wav.scp``, ``text`` (target), ``src_text`` (source) and ``utt2spk``; with
     several ``speed_factors`` (e.g. 0.9, 1.0, 1.1 for training) one copy of every segment
-    per factor, Kaldi-style ids ``sp0.9-<id>``."""
+    per factor, Kaldi-style ids ``sp0.9-<id>``. Without ``audio`` (text tasks) no wav is
+    written and there is no ``wav.scp``."""
     out_dir = Path(out_dir)
     done = out_dir / ".done"
     if done.is_file():
@@ -51,17 +52,20 @@ def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
     wav_dir = out_dir / "wav"
     wav_dir.mkdir(parents=True, exist_ok=True)
     rows = []
-    for seg in tqdm(load(corpus_root, pair, split), desc=f"export {pair} {split}",
+    for seg in tqdm(load(corpus_root, pair, split, with_audio=audio),
+                    desc=f"export {pair} {split}",
                     unit="seg", disable=not progress):
         for factor in speed_factors:
             uid = f"{speed_prefix(factor)}{split}_{seg.index:06d}"
             path = wav_dir / f"{uid}.wav"
-            sf.write(path, perturb_speed(seg.audio, factor), SAMPLE_RATE, subtype="PCM_16")
+            if audio:
+                sf.write(path, perturb_speed(seg.audio, factor), SAMPLE_RATE, subtype="PCM_16")
             rows.append((uid, path.resolve(), seg.target, seg.source,
                          speed_prefix(factor) + seg.speaker_id))
     rows.sort()  # Kaldi's sorted-id convention
     for name, col in (("wav.scp", 1), ("text", 2), ("src_text", 3), ("utt2spk", 4)):
-        (out_dir / name).write_text("".join(f"{r[0]} {r[col]}\n" for r in rows))
+        if name != "wav.scp" or audio:
+            (out_dir / name).write_text("".join(f"{r[0]} {r[col]}\n" for r in rows))
     done.write_text(str(len(rows)))
     return len(rows)
 

@@ -8,6 +8,11 @@ resumes from its last epoch checkpoint, so the same command continues a stopped 
 Stages: 1 export the corpus splits (one wav per segment), 2 SentencePiece models and token
 lists, 3 ESPnet ``--collect_stats`` (shape files and global-MVN statistics of train),
 4 ESPnet training (``espnet2.bin.st_train``), logged to ``exp/train.log``.
+
+``simul: task:`` picks the ESPnet task (:data:`TASKS`): ``st`` (speech translation, the
+default), ``asr`` (English speech → its transcript: the source side of the pair, units from
+``tokens``) or ``mt`` (English transcript → translation, no audio exported), the two halves
+of a cascade.
 """
 
 from __future__ import annotations
@@ -215,15 +220,23 @@ def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] |
     return out
 
 
-def _data_args(workdir: Path, train_dir: str = "train") -> list[str]:
+TASKS = {
+    # task: (ESPnet module, [(exported file, ESPnet data name, type)])
+    "st": ("espnet2.bin.st_train", [("wav.scp", "speech", "sound"), ("text", "text", "text"),
+                                    ("src_text", "src_text", "text")]),
+    "asr": ("espnet2.bin.asr_train", [("wav.scp", "speech", "sound"),
+                                      ("src_text", "text", "text")]),
+    "mt": ("espnet2.bin.mt_train", [("src_text", "src_text", "text"), ("text", "text", "text")]),
+}
+"""The ESPnet tasks a recipe may train and the exported files each reads."""
+
+
+def _data_args(workdir: Path, train_dir: str = "train", task: str = "st") -> list[str]:
     args = []
     for phase, split in (("train", train_dir), ("valid", "dev")):
         d = workdir / "data" / split
-        args += [
-            f"--{phase}_data_path_and_name_and_type", f"{d}/wav.scp,speech,sound",
-            f"--{phase}_data_path_and_name_and_type", f"{d}/text,text,text",
-            f"--{phase}_data_path_and_name_and_type", f"{d}/src_text,src_text,text",
-        ]
+        for file, data_name, kind in TASKS[task][1]:
+            args += [f"--{phase}_data_path_and_name_and_type", f"{d}/{file},{data_name},{kind}"]
     return args
 
 
@@ -238,6 +251,10 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
     copies of the train split (:func:`prepare.perturb_speed`)."""
     recipe = apply_overrides(load_recipe(name), overrides)
     pair = recipe["simul"]["pair"]
+    task = recipe["simul"].get("task", "st")
+    if task not in TASKS:
+        raise ValueError(f"recipe {name}: simul.task {task!r}: one of {', '.join(TASKS)}")
+    module, data = TASKS[task]
     workdir = Path(workdir or DEFAULT_RUNS / name)
     workdir.mkdir(parents=True, exist_ok=True)
     as_run = workdir / "recipe.yaml"
@@ -249,19 +266,29 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
 
     factors = tuple(recipe["simul"].get("speed_perturb") or (1.0,))
     train_dir = "train" if factors == (1.0,) else "train_sp"
+    if task == "mt" and factors != (1.0,):
+        raise ValueError(f"recipe {name}: simul.speed_perturb perturbs audio; an mt task has none")
     for split, out, speeds in (("train", train_dir, factors), ("dev", "dev", (1.0,))):  # 1
         prepare.export_split(corpus_root, pair, split, workdir / "data" / out,
-                             speed_factors=speeds, progress=progress)
-    tok_type, tok_list, bpe = _tokens(recipe["simul"]["tokens"],  # 2
-                                      workdir / "data" / train_dir / "text", workdir / "tokens",
-                                      name=name, workdir=workdir)
-    src_type, src_list, src_bpe = _tokens(recipe["simul"]["src_tokens"],
-                                          workdir / "data" / train_dir / "src_text",
-                                          workdir / "src_tokens", side="source", name=name,
-                                          workdir=workdir)
+                             speed_factors=speeds, progress=progress, audio=task != "mt")
     conf = dict(recipe["espnet"])
-    conf.update(token_type=tok_type, token_list=str(tok_list), src_token_type=src_type,
-                src_token_list=str(src_list))
+    if task == "asr":  # 2: the transcript's units are the ASR model's only ones
+        tok_type, tok_list, bpe = _tokens(recipe["simul"]["tokens"],
+                                          workdir / "data" / train_dir / "src_text",
+                                          workdir / "tokens", side="source", name=name,
+                                          workdir=workdir)
+        conf.update(token_type=tok_type, token_list=str(tok_list))
+        src_bpe = None
+    else:
+        tok_type, tok_list, bpe = _tokens(recipe["simul"]["tokens"],
+                                          workdir / "data" / train_dir / "text",
+                                          workdir / "tokens", name=name, workdir=workdir)
+        src_type, src_list, src_bpe = _tokens(recipe["simul"]["src_tokens"],
+                                              workdir / "data" / train_dir / "src_text",
+                                              workdir / "src_tokens", side="source",
+                                              name=name, workdir=workdir)
+        conf.update(token_type=tok_type, token_list=str(tok_list), src_token_type=src_type,
+                    src_token_list=str(src_list))
     if bpe:
         conf["bpemodel"] = str(bpe)
     if src_bpe:
@@ -272,34 +299,38 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         conf["decoder_conf"] = {**(conf.get("decoder_conf") or {}),  # from this run's units
                                 "units_file": str(tok_list), "unit_type": tok_type}
     units = {key: Path(conf[key]).read_text().splitlines()
-             for key in ("token_list", "src_token_list")}
+             for key in ("token_list", "src_token_list") if key in conf}
+    if task == "asr":  # its units are English ones: an ST model's source (CTC) units
+        units["src_token_list"] = units["token_list"]
     conf["init_param"] = init_params(recipe["simul"].get("init") or [], name, units, workdir)
     ngpu = ["--ngpu", "1" if device.startswith("cuda") else "0"]
 
     stats = workdir / "stats"  # 3
     stats_file = stats / "train" / "feats_stats.npz"
-    if not stats_file.is_file():
+    if not (stats / "train" / f"{data[0][1]}_shape").is_file():
         stats_conf = {k: v for k, v in conf.items() if k not in ("normalize", "normalize_conf")}
         (workdir / "stats_config.yaml").write_text(yaml.safe_dump(stats_conf, sort_keys=False))
-        _espnet("espnet2.bin.st_train", [
+        first = data[0][0]  # the file whose ids ESPnet iterates over
+        _espnet(module, [
             "--config", str(workdir / "stats_config.yaml"), "--collect_stats", "true",
             "--output_dir", str(stats), "--use_preprocessor", "true",
-            "--train_shape_file", f"{workdir}/data/{train_dir}/wav.scp",
-            "--valid_shape_file", f"{workdir}/data/dev/wav.scp",
+            "--train_shape_file", f"{workdir}/data/{train_dir}/{first}",
+            "--valid_shape_file", f"{workdir}/data/dev/{first}",
             "--batch_type", "unsorted", "--batch_size", "32", *ngpu,
-            *_data_args(workdir, train_dir),
+            *_data_args(workdir, train_dir, task),
         ], workdir / "stats.log")
 
-    conf["normalize_conf"] = {"stats_file": str(stats_file)}  # 4
+    if task != "mt":  # 4 (text has no feature statistics)
+        conf["normalize_conf"] = {"stats_file": str(stats_file)}
     (workdir / "train_config.yaml").write_text(yaml.safe_dump(conf, sort_keys=False))
     exp = workdir / "exp"
     shapes = []
     for phase in ("train", "valid"):
-        for key in ("speech_shape", "text_shape", "src_text_shape"):
+        for key in (f"{data_name}_shape" for _, data_name, _ in data):
             shapes += [f"--{phase}_shape_file", str(stats / phase / key)]
-    _espnet("espnet2.bin.st_train", [
+    _espnet(module, [
         "--config", str(workdir / "train_config.yaml"), "--output_dir", str(exp),
         "--use_preprocessor", "true", "--resume", "true", *ngpu, *shapes,
-        *_data_args(workdir, train_dir),
+        *_data_args(workdir, train_dir, task),
     ], exp / "train.log")
     return exp
