@@ -144,3 +144,12 @@ class SharedCalls:
 
     def cross_attention(self, *args, **kwargs) -> torch.Tensor:
         return self._method("cross_attention", *args, **kwargs)
+
+    def asr_words(self, *args, **kwargs) -> list[str]:
+        """A cascade's transcript of an encoded prefix (:mod:`simul.models.cascade`)."""
+        return self._method("asr_words", *args, **kwargs)
+
+    def mt_encode(self, words) -> Encoded:
+        """A cascade's MT encoding of source words, by the words: settings that feed the MT
+        the same words share it, and the decoder calls over it."""
+        return self._method("mt_encode", list(words))

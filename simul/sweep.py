@@ -304,6 +304,14 @@ def resolve_model(ref: str) -> ModelRef:
     if not directory.is_dir():
         raise SweepError(f"no model {ref!r}: not a shipped model ({', '.join(shipped())}) nor "
                          "a directory")
+    from simul.models import cascade
+
+    if cascade.is_cascade(directory):
+        try:
+            files = cascade.files(directory)
+        except ValueError as e:
+            raise SweepError(str(e)) from None
+        return ModelRef(directory.name, str(directory.resolve()), _sha256(files))
     config, model_file = resolve_model_dir(directory)
     return ModelRef(directory.name, str(directory.resolve()), _sha256([config, model_file]))
 
@@ -399,11 +407,11 @@ _WORKER_DEVICE: str | None = None
 
 
 def _model(ref: ModelRef, device: str = devices.CPU):
-    from simul.models.espnet_st import ESPnetST
+    from simul.models.zoo import load_dir
 
     key = (ref.directory, ref.checksum, device)
     if key not in _MODELS:
-        _MODELS[key] = ESPnetST.from_dir(ref.directory, device)
+        _MODELS[key] = load_dir(ref.directory, device)
     return _MODELS[key]
 
 

@@ -111,6 +111,16 @@ def resolve_model_dir(model_dir: str | Path) -> tuple[Path, Path]:
 class ESPnetST:
     """An ESPnet2 ST model behind simul's adapter interface."""
 
+    TASK = ("espnet2.tasks.st", "STTask")  # the ESPnet task that builds the model
+
+    @staticmethod
+    def _check_config(conf: dict, config: Path) -> None:
+        if "src_token_list" not in conf and "asr_weight" not in conf.get("model_conf", {}):
+            raise ModelError(
+                f"{config}: no field 'src_token_list' or 'model_conf.asr_weight' — "
+                "this is not an ESPnet2 speech-translation (ST) config"
+            )
+
     def __init__(self, config: str | Path, model_file: str | Path, device: str = "cpu"):
         """Load the model on ``device`` (torch's name: ``cpu``, ``cuda``, ``cuda:N``; a CUDA
         device torch cannot reach is refused first, :func:`simul.models.device.check`)."""
@@ -121,22 +131,18 @@ class ESPnetST:
         for key in ("token_list", "encoder", "decoder"):
             if key not in conf:
                 raise ModelError(f"{config}: field {key!r} missing — not an ESPnet2 model config")
-        if "src_token_list" not in conf and "asr_weight" not in conf.get("model_conf", {}):
-            raise ModelError(
-                f"{config}: no field 'src_token_list' or 'model_conf.asr_weight' — "
-                "this is not an ESPnet2 speech-translation (ST) config"
-            )
+        self._check_config(conf, config)
         model_dir = config.parent
         for key in ("bpemodel", "src_bpemodel"):
             conf[key] = _find(model_dir, conf.get(key))
         norm = conf.get("normalize_conf") or {}
         if "stats_file" in norm:
             norm["stats_file"] = _find(model_dir, norm["stats_file"])
-        st_task = import_espnet("espnet2.tasks.st").STTask
+        task = getattr(import_espnet(self.TASK[0]), self.TASK[1])
         with tempfile.TemporaryDirectory() as tmp:
             resolved = Path(tmp) / "config.yaml"
             resolved.write_text(yaml.safe_dump(conf, allow_unicode=True))
-            model, args = st_task.build_model_from_file(resolved, model_file, device)
+            model, args = task.build_model_from_file(resolved, model_file, device)
         for module in model.encoder.modules():
             if type(module).__name__ == "RNNP":  # its F.dropout ignores eval(): switch it off
                 module.dropout = 0.0
@@ -146,9 +152,8 @@ class ESPnetST:
         self.config_path = config
         self.model_file = model_file
         self.token_list: list[str] = list(model.token_list)
-        self.src_token_list: list[str] | None = (
-            list(model.src_token_list) if model.src_token_list is not None else None
-        )
+        src = getattr(model, "src_token_list", None) or conf.get("src_token_list")
+        self.src_token_list: list[str] | None = list(src) if src is not None else None
         self.sos, self.eos = model.sos, model.eos
         self.unit_type = units.espnet_unit_type(args.token_type)  # target units
         self.src_unit = units.espnet_unit_type(getattr(args, "src_token_type", "bpe"))

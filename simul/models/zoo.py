@@ -23,7 +23,9 @@ MODELS_DIR = Path(__file__).resolve().parents[2] / "data" / "models"
 
 
 def shipped() -> list[str]:
-    return sorted(p.parent.name for p in MODELS_DIR.glob("*/config.yaml"))
+    """Shipped models and cascades (``data/models/NAME`` with config.yaml or cascade.json)."""
+    return sorted({p.parent.name for pattern in ("*/config.yaml", "*/cascade.json")
+                   for p in MODELS_DIR.glob(pattern)})
 
 
 def corpus_version(name: str) -> int | None:
@@ -41,13 +43,23 @@ def stale(name: str) -> bool:
     return corpus_version(name) != BUILDER_VERSION
 
 
+def load_dir(directory: str | Path, device: str = "cpu"):
+    """The adapter of a model directory: an ESPnet2 ST model, or a cascade of an ASR and an
+    MT model (a directory with ``cascade.json``, :mod:`simul.models.cascade`)."""
+    from simul.models import cascade
+
+    if cascade.is_cascade(directory):
+        return cascade.Cascade.from_dir(directory, device)
+    return ESPnetST.from_dir(directory, device)
+
+
 def load(name_or_dir: str | Path, device: str = "cpu") -> ESPnetST:
-    """A shipped model by name, or any ESPnet2 ST model directory."""
-    if (MODELS_DIR / str(name_or_dir) / "config.yaml").is_file():
-        return ESPnetST.from_dir(MODELS_DIR / str(name_or_dir), device)
+    """A shipped model by name, or any ESPnet2 ST model (or cascade) directory."""
+    if (MODELS_DIR / str(name_or_dir)).is_dir() and str(name_or_dir) in shipped():
+        return load_dir(MODELS_DIR / str(name_or_dir), device)
     path = Path(name_or_dir)
     if path.is_dir():
-        return ESPnetST.from_dir(path, device)
+        return load_dir(path, device)
     raise ValueError(
         f"no model {name_or_dir!r}: not a shipped model ({', '.join(shipped()) or 'none yet'})"
         " nor a directory"

@@ -57,6 +57,9 @@ class Policy:
 
     name: ClassVar[str] = ""
     paper: ClassVar[str] = ""
+    # the models it decodes: "st" (an end-to-end ST model, simul.models.espnet_st) or
+    # "cascade" (ASR + MT, simul.models.cascade)
+    runs_on: ClassVar[str] = "st"
 
     def first_read_ms(self) -> float:
         """How much source to read before the first decision (``math.inf``: all of it)."""

@@ -143,31 +143,40 @@ class WaitKWords(Policy):
         return Write(tuple(new)) if new else next_read
 
     def _continue_to_word(self, model, view: View, allowed: int) -> tuple[list[int], bool]:
-        """Greedy units after the committed ones until ``allowed`` target words are complete.
+        return continue_to_word(model, view.encoded, view.units, allowed,
+                                maxlenratio=self.maxlenratio,
+                                avoid_eos=self.avoid_eos_while_reading)
 
-        Returns the units to commit and whether </s> stopped the decoding. The unit that
-        begins word ``allowed`` + 1 (SentencePiece "▁…") is look-ahead and is not returned;
-        a character model's closing ``<space>`` is.
-        """
-        committed = list(view.units)
-        pieces = [model.token_list[u] for u in committed]  # the units' text, for boundaries
-        begun = count_words(model, committed)
-        new: list[int] = []
-        state = None  # same encoder output: reusing the state is exact, not an approximation
-        while True:
-            hyp = model.greedy(view.encoded, committed + new, max_new=1,
-                               maxlenratio=self.maxlenratio,
-                               avoid_eos=self.avoid_eos_while_reading, state=state)
-            if not hyp.tokens:  # </s>, or the length cap
-                return new, hyp.ended
-            unit = hyp.tokens[0]
-            piece = model.token_list[unit]
-            if units.begins_word(pieces[-1:], piece, model.unit_type):
-                if begun == allowed:
-                    return new, False
-                begun += 1
-            new.append(unit)
-            pieces.append(piece)
-            state = hyp.resume
-            if begun == allowed and units.is_separator(piece, model.unit_type):
+
+def continue_to_word(model, encoded, committed: list[int], allowed: int, *,
+                     maxlenratio: float = 0.0, avoid_eos: bool = False
+                     ) -> tuple[list[int], bool]:
+    """Greedy units after the ``committed`` ones, over ``encoded``, until ``allowed`` target
+    words are complete.
+
+    Returns the units to commit and whether </s> stopped the decoding. The unit that
+    begins word ``allowed`` + 1 (SentencePiece "▁…") is look-ahead and is not returned;
+    a character model's closing ``<space>`` is. ``avoid_eos`` takes the best other unit
+    instead of </s>.
+    """
+    committed = list(committed)
+    pieces = [model.token_list[u] for u in committed]  # the units' text, for boundaries
+    begun = count_words(model, committed)
+    new: list[int] = []
+    state = None  # same encoder output: reusing the state is exact, not an approximation
+    while True:
+        hyp = model.greedy(encoded, committed + new, max_new=1, maxlenratio=maxlenratio,
+                           avoid_eos=avoid_eos, state=state)
+        if not hyp.tokens:  # </s>, or the length cap
+            return new, hyp.ended
+        unit = hyp.tokens[0]
+        piece = model.token_list[unit]
+        if units.begins_word(pieces[-1:], piece, model.unit_type):
+            if begun == allowed:
                 return new, False
+            begun += 1
+        new.append(unit)
+        pieces.append(piece)
+        state = hyp.resume
+        if begun == allowed and units.is_separator(piece, model.unit_type):
+            return new, False
