@@ -259,3 +259,14 @@ def test_shared_calls_give_the_records_of_each_setting_alone(cascade_dir, tmp_pa
         alone = sweep.decode_utterance(ref, settings, seg, share=False)
         strip = [{k: v for k, v in r.items() if k != "elapsed"} for r in shared]
         assert strip == [{k: v for k, v in r.items() if k != "elapsed"} for r in alone]
+
+
+def test_simul_models_names_a_shipped_cascade_by_its_parts(cascade_dir, monkeypatch, tmp_path):
+    import shutil
+
+    from simul.models import zoo
+
+    shutil.copytree(cascade_dir.parent, tmp_path / "models")
+    monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path / "models")
+    assert "tiny_cascade" in zoo.shipped()
+    assert zoo.summary_line("tiny_cascade") == "tiny_cascade  (cascade: ASR asr → MT mt)"

@@ -73,7 +73,16 @@ def metrics(name: str) -> dict:
 
 def summary_line(name: str) -> str:
     """What ``simul models`` prints for a shipped model: its corpus version, then per test
-    split the greedy BLEU (per synthesizer in brackets) and the beam BLEU."""
+    split the greedy BLEU (per synthesizer in brackets) and the beam BLEU. A cascade is
+    named with its two models."""
+    from simul.models import cascade
+
+    if cascade.is_cascade(MODELS_DIR / name):
+        try:
+            asr, mt = cascade.parts(MODELS_DIR / name)
+        except ValueError as e:
+            return f"{name}  (a cascade that does not load: {e})"
+        return f"{name}  (cascade: ASR {asr.name} → MT {mt.name})"
     head = f"{name}  (trained and scored on corpus v{corpus_version(name)}"
     head += ": stale, retrain on the current corpus)" if stale(name) else ")"
     m = metrics(name)
