@@ -30,9 +30,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from simul import reproduce as reproduce_module
+
 REPO = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ("tutorial", "nguyen2021", "papi2022", "ma2020", "polak2022", "han2020",
-             "compare_policies")
+NOTEBOOKS = tuple(nb.name for nb in reproduce_module.NOTEBOOKS)
 
 
 def default_sizes(tree: Path) -> dict[str, int]:

@@ -15,14 +15,7 @@ from simul.lockstep import Lockstep
 from simul.models.espnet_st import Encoded
 from tests.test_mustc import PAIR, SPLIT, make_corpus
 from tests.test_sweep import GRID, settings, spec
-
-
-class Clock:
-    def __init__(self):
-        self.ms = 0.0
-
-    def __call__(self) -> float:
-        return self.ms / 1000.0
+from tests.test_sweep import FakeClock as Clock
 
 
 class FakeModel:

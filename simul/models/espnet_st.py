@@ -197,55 +197,41 @@ class ESPnetST:
     @torch.inference_mode()
     def encode(self, audio: np.ndarray | torch.Tensor) -> Encoded:
         """Encode an audio prefix (float samples at 16 kHz) on its own."""
-        x = torch.as_tensor(np.asarray(audio, dtype=np.float32)).to(self.device)
-        n = int(x.shape[0])
-        n_fft = (self.args.frontend_conf or {}).get("n_fft", 512)
-        if n <= n_fft // 2:  # the STFT's reflection padding needs more than n_fft/2 samples
-            return Encoded(torch.zeros(0, self._enc_dim(), device=self.device), n)
-        too_short = import_espnet("espnet.nets.pytorch_backend.transformer.subsampling")
-        try:
-            enc, lens = self.model.encode(x.unsqueeze(0), torch.tensor([n], device=self.device))
-        except too_short.TooShortUttError:  # fewer frames than the subsampling needs
-            return Encoded(torch.zeros(0, self._enc_dim(), device=self.device), n)
-        if isinstance(enc, tuple):
-            enc = enc[0]
-        out = Encoded(enc[0, : int(lens[0])], n)
-        if self.use_decoder_scorers and self._rnn_scorer:
-            # part of encoding, so that a sweep sharing this output charges it to every
-            # setting that reads it (computation-aware latency stays honest)
-            self._rnn_keys(out)
-        return out
+        return self.encode_batch([audio])[0]
 
     @torch.inference_mode()
-    def encode_batch(self, audios: list[np.ndarray]) -> list[Encoded]:
-        """Encode prefixes of the same length (samples) of several utterances in one call.
+    def encode_batch(self, audios: list[np.ndarray | torch.Tensor]) -> list[Encoded]:
+        """Encode prefixes of the same length (samples) of one or several utterances in one
+        call (:mod:`simul.lockstep`).
 
-        Each output is :meth:`encode`'s for that prefix up to float rounding: the batched
-        matrix products may round differently from one utterance's (≈ 1e-6 on the encoder
-        states; see :mod:`simul.lockstep`). Prefixes too short to encode give empty
-        outputs, as in :meth:`encode`."""
-        n = len(audios[0])
+        With several, each output is what encoding its prefix alone gives up to float
+        rounding: the batched matrix products may round differently from one utterance's
+        (≈ 1e-6 on the encoder states). Prefixes too short to encode give empty outputs."""
+        x = torch.stack([torch.as_tensor(np.asarray(a, dtype=np.float32)) for a in audios])
+        x = x.to(self.device)
+        b, n = int(x.shape[0]), int(x.shape[1])
         if any(len(a) != n for a in audios):
             raise ValueError(f"encode_batch: prefixes of one length, got "
                              f"{sorted({len(a) for a in audios})} samples")
-        if len(audios) == 1:
-            return [self.encode(audios[0])]
-        n_fft = (self.args.frontend_conf or {}).get("n_fft", 512)
         empty = [Encoded(torch.zeros(0, self._enc_dim(), device=self.device), n)
-                 for _ in audios]
-        if n <= n_fft // 2:
+                 for _ in range(b)]
+        n_fft = (self.args.frontend_conf or {}).get("n_fft", 512)
+        if n <= n_fft // 2:  # the STFT's reflection padding needs more than n_fft/2 samples
             return empty
-        x = torch.stack([torch.as_tensor(np.asarray(a, dtype=np.float32)) for a in audios])
-        x = x.to(self.device)
         too_short = import_espnet("espnet.nets.pytorch_backend.transformer.subsampling")
         try:
-            enc, lens = self.model.encode(x, torch.full((len(audios),), n, device=self.device))
-        except too_short.TooShortUttError:
+            enc, lens = self.model.encode(x, torch.full((b,), n, device=self.device))
+        except too_short.TooShortUttError:  # fewer frames than the subsampling needs
             return empty
         if isinstance(enc, tuple):
             enc = enc[0]
-        outs = [Encoded(enc[b, : int(lens[b])].clone(), n) for b in range(len(audios))]
+        # one utterance keeps a view; several are copied out so that each output holds
+        # only its own states
+        outs = [Encoded(enc[0, : int(lens[0])], n)] if b == 1 else [
+            Encoded(enc[i, : int(lens[i])].clone(), n) for i in range(b)]
         if self.use_decoder_scorers and self._rnn_scorer:
+            # part of encoding, so that a sweep sharing this output charges it to every
+            # setting that reads it (computation-aware latency stays honest)
             for out in outs:
                 self._rnn_keys(out)
         return outs
