@@ -360,15 +360,15 @@ def evaluate(rows: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], *, 
 
 
 def curve_gap(a: pd.DataFrame, b: pd.DataFrame, *, x: str = "AL", y: str = "BLEU",
-              points: int = 101, min_x: float = -math.inf) -> float:
+              points: int = 101, min_x: float = -math.inf, max_x: float = math.inf) -> float:
     """Mean of curve ``a`` minus curve ``b`` (``y`` as a piecewise-linear function of ``x``,
-    points sorted by ``x``) over the ``x`` range both cover from ``min_x`` on: the
-    comparison of two quality–latency curves at matched latency. NaN when they do not
+    points sorted by ``x``) over the ``x`` range both cover between ``min_x`` and ``max_x``:
+    the comparison of two quality–latency curves at matched latency. NaN when they do not
     overlap there."""
     a, b = a.dropna(subset=[x, y]).sort_values(x), b.dropna(subset=[x, y]).sort_values(x)
     if not len(a) or not len(b):
         return math.nan
-    lo, hi = max(a[x].min(), b[x].min(), min_x), min(a[x].max(), b[x].max())
+    lo, hi = max(a[x].min(), b[x].min(), min_x), min(a[x].max(), b[x].max(), max_x)
     if lo > hi:
         return math.nan
     grid = np.linspace(lo, hi, points) if hi > lo else np.array([lo])

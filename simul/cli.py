@@ -83,8 +83,14 @@ def _models(args: argparse.Namespace) -> int:
         return 0
     if args.models_command == "eval":
         results = zoo.evaluate(args.name, max_utterances=args.max_utterances,
-                               beams=tuple(args.beams))
+                               beams=tuple(args.beams), corpus_root=args.corpus)
         for key, r in results.items():
+            if "wer" in r:  # an ASR model
+                engines = "".join(f", {e} {v['wer']:.2f}"
+                                  for e, v in r.get("by_engine", {}).items())
+                print(f"{args.name} {key}: WER {r['wer']:.2f} %{engines} ({r['n']} utt, "
+                      f"{r['ms_per_utterance']:.0f} ms/utt) {r['signature']}")
+                continue
             engines = "".join(f", {e} {v['bleu']:.2f}" for e, v in r.get("by_engine", {}).items())
             ends = r.get("sentence_ends")
             ends = (f"; sentence ends as the reference's {100 * ends['same_count']:.1f} % of "
@@ -247,17 +253,21 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--average", type=int, default=3, help="last N epoch snapshots [3]")
     q.add_argument("--command-line", default="", help="the command that trained it")
     q.add_argument("--dev-utterances", type=int, default=100,
-                   help="greedy dev BLEU of each kept snapshot on this many segments [100]")
+                   help="dev curve of each kept snapshot on this many segments: greedy "
+                        "BLEU (ST; MT of the gold transcripts), WER of the CTC's greedy "
+                        "transcripts (ASR) [100]")
     q.add_argument("--float32", action="store_true",
                    help="store the weights in float32 (default float16: half the file size)")
     q.add_argument("--out-root", default=None, metavar="DIR",
                    help="write DIR/NAME instead of data/models/NAME (e.g. to look at a "
                         "run's learning curve without shipping it)")
     q = mcmds.add_parser("eval", help="offline BLEU (greedy, beam 5), per synthesizer → "
-                         "metrics.json and card.md")
+                         "metrics.json and card.md; an ASR model's WER (greedy, beam 5, CTC "
+                         "greedy), an MT model's BLEU on the gold transcripts")
     q.add_argument("name", help="shipped model, or a directory packed with --out-root")
     q.add_argument("--max-utterances", type=int, default=None)
     q.add_argument("--beams", type=int, nargs="+", default=[1, 5], help="[%(default)s]")
+    q.add_argument("--corpus", default=str(DEFAULT_ROOT), help="corpus root [%(default)s]")
 
     p = commands.add_parser("decode", help="decode a corpus split into records (JSON lines)")
     p.add_argument("--model", required=True, help="shipped model name or ESPnet model dir")

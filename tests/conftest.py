@@ -1,5 +1,7 @@
-"""Shared fixtures: tiny randomly initialised ESPnet2 ST models (no training needed)."""
+"""Shared fixtures: tiny randomly initialised ESPnet2 ST models, and a tiny ASR + MT cascade
+(no training needed)."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -91,3 +93,60 @@ def speech():
     t = np.arange(19200) / 16000
     return (0.3 * np.sin(2 * np.pi * (200 + 300 * t) * t)
             + 0.05 * rng.standard_normal(t.size)).astype(np.float32)
+
+
+CASCADE_CHARS = ["<blank>", "<unk>", *"abcdefgh", "<space>", "<sos/eos>"]
+"""The units of the tiny cascade's ASR and MT models (both sides of the MT)."""
+
+
+def make_tiny_task_model(directory: Path, task: str, conf: dict, seed: int) -> Path:
+    """Write config.yaml + model.pth of a random tiny ESPnet2 ``asr`` or ``mt`` model."""
+    from simul.models.espnet_env import import_espnet
+
+    module, cls = {"asr": ("espnet2.tasks.asr", "ASRTask"),
+                   "mt": ("espnet2.tasks.mt", "MTTask")}[task]
+    espnet_task = getattr(import_espnet(module), cls)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.yaml").write_text(yaml.safe_dump(conf))
+    args = espnet_task.get_parser().parse_args(["--config", str(directory / "config.yaml")])
+    torch.manual_seed(seed)
+    model = espnet_task.build_model(args)
+    for p in model.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    with torch.no_grad():
+        model.decoder.output_layer.bias[model.eos] -= 4.0  # hypotheses of several units
+        if task == "asr":  # a transcript of several words
+            model.ctc.ctc_lo.bias[0] -= 3.0
+            model.ctc.ctc_lo.bias[CASCADE_CHARS.index("<space>")] += 0.3
+    (directory / "config.yaml").write_text(yaml.safe_dump(vars(args), allow_unicode=True))
+    torch.save(model.state_dict(), directory / "model.pth")
+    return directory
+
+
+_DEC = {"attention_heads": 2, "linear_units": 32, "num_blocks": 1}
+
+
+@pytest.fixture(scope="module")
+def cascade_dir(tmp_path_factory) -> Path:
+    """``tiny_cascade/`` (its cascade.json) beside the model directories ``asr/``, ``mt/``."""
+    root = tmp_path_factory.mktemp("cascade")
+    make_tiny_task_model(root / "asr", "asr", {
+        "token_type": "char", "token_list": CASCADE_CHARS, "frontend": "default",
+        "frontend_conf": {"n_fft": 512, "win_length": 400, "hop_length": 160, "n_mels": 20},
+        "normalize": "utterance_mvn", "encoder": "transformer",
+        "encoder_conf": {"output_size": 16, "attention_heads": 2, "linear_units": 32,
+                         "num_blocks": 1, "input_layer": "conv2d"},
+        "decoder": "transformer", "decoder_conf": _DEC, "model_conf": {"ctc_weight": 0.5},
+        "init": None}, seed=1)
+    make_tiny_task_model(root / "mt", "mt", {
+        "token_type": "char", "token_list": CASCADE_CHARS, "src_token_type": "char",
+        "src_token_list": CASCADE_CHARS, "frontend": "embed",
+        "frontend_conf": {"embed_dim": 16, "positional_dropout_rate": 0.0},
+        "encoder": "transformer",
+        "encoder_conf": {"output_size": 16, "attention_heads": 2, "linear_units": 32,
+                         "num_blocks": 1, "input_layer": "linear"},
+        "decoder": "transformer", "decoder_conf": _DEC, "init": None}, seed=2)
+    (root / "tiny_cascade").mkdir()
+    (root / "tiny_cascade" / "cascade.json").write_text(json.dumps({"asr": "../asr",
+                                                                    "mt": "../mt"}))
+    return root / "tiny_cascade"

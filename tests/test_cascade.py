@@ -3,13 +3,9 @@ ASR + MT cascade through the session, the sweep and the record store's key."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
-import yaml
 
 from simul import sweep
 from simul.models.cascade import Cascade, SpeechASR, TextMT, is_cascade
@@ -17,6 +13,7 @@ from simul.models.espnet_st import Encoded, Hyp, ModelError
 from simul.policies import make
 from simul.policies.cascade import CascadeWaitK, common_prefix
 from simul.simulate import simulate
+from tests.conftest import CASCADE_CHARS as CHARS
 from tests.test_simulate import segment
 
 # ----------------------------------------------------------------- a scripted cascade
@@ -125,60 +122,6 @@ def test_on_an_end_to_end_model_it_says_it_needs_a_cascade(tiny_model_dir, speec
 
 
 # ----------------------------------------------------------------- a tiny real cascade
-CHARS = ["<blank>", "<unk>", *"abcdefgh", "<space>", "<sos/eos>"]
-
-
-def _tiny(directory: Path, task: str, conf: dict, seed: int) -> Path:
-    from simul.models.espnet_env import import_espnet
-
-    module, cls = {"asr": ("espnet2.tasks.asr", "ASRTask"),
-                   "mt": ("espnet2.tasks.mt", "MTTask")}[task]
-    espnet_task = getattr(import_espnet(module), cls)
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "config.yaml").write_text(yaml.safe_dump(conf))
-    args = espnet_task.get_parser().parse_args(["--config", str(directory / "config.yaml")])
-    torch.manual_seed(seed)
-    model = espnet_task.build_model(args)
-    for p in model.parameters():
-        torch.nn.init.normal_(p, std=0.3)
-    with torch.no_grad():
-        model.decoder.output_layer.bias[model.eos] -= 4.0  # hypotheses of several units
-        if task == "asr":  # a transcript of several words
-            model.ctc.ctc_lo.bias[0] -= 3.0
-            model.ctc.ctc_lo.bias[CHARS.index("<space>")] += 0.3
-    (directory / "config.yaml").write_text(yaml.safe_dump(vars(args), allow_unicode=True))
-    torch.save(model.state_dict(), directory / "model.pth")
-    return directory
-
-
-DEC = {"attention_heads": 2, "linear_units": 32, "num_blocks": 1}
-
-
-@pytest.fixture(scope="module")
-def cascade_dir(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("cascade")
-    _tiny(root / "asr", "asr", {
-        "token_type": "char", "token_list": CHARS, "frontend": "default",
-        "frontend_conf": {"n_fft": 512, "win_length": 400, "hop_length": 160, "n_mels": 20},
-        "normalize": "utterance_mvn", "encoder": "transformer",
-        "encoder_conf": {"output_size": 16, "attention_heads": 2, "linear_units": 32,
-                         "num_blocks": 1, "input_layer": "conv2d"},
-        "decoder": "transformer", "decoder_conf": DEC, "model_conf": {"ctc_weight": 0.5},
-        "init": None}, seed=1)
-    _tiny(root / "mt", "mt", {
-        "token_type": "char", "token_list": CHARS, "src_token_type": "char",
-        "src_token_list": CHARS, "frontend": "embed",
-        "frontend_conf": {"embed_dim": 16, "positional_dropout_rate": 0.0},
-        "encoder": "transformer",
-        "encoder_conf": {"output_size": 16, "attention_heads": 2, "linear_units": 32,
-                         "num_blocks": 1, "input_layer": "linear"},
-        "decoder": "transformer", "decoder_conf": DEC, "init": None}, seed=2)
-    (root / "tiny_cascade").mkdir()
-    (root / "tiny_cascade" / "cascade.json").write_text(json.dumps({"asr": "../asr",
-                                                                    "mt": "../mt"}))
-    return root / "tiny_cascade"
-
-
 def test_models_load_by_their_tasks(cascade_dir):
     asr = SpeechASR.from_dir(cascade_dir.parent / "asr")
     mt = TextMT.from_dir(cascade_dir.parent / "mt")

@@ -172,7 +172,7 @@ def test_claims_table_has_verdicts(tmp_path):
     assert (tmp_path / "claims.csv").is_file()
 
 
-def test_curve_gap_from_a_latency_on():
+def test_curve_gap_within_a_latency_range():
     import pandas as pd
 
     from simul.claims import curve_gap
@@ -183,6 +183,10 @@ def test_curve_gap_from_a_latency_on():
     assert curve_gap(a, b) == pytest.approx(5.0)
     assert curve_gap(a, b, min_x=50) == pytest.approx(7.5)
     assert math.isnan(curve_gap(a, b, min_x=150))
+    # up to a latency: 0 → 5 over 0–50 ms, mean 2.5; a window 20–40 ms: 2 → 4, mean 3
+    assert curve_gap(a, b, max_x=50) == pytest.approx(2.5)
+    assert curve_gap(a, b, min_x=20, max_x=40) == pytest.approx(3.0)
+    assert math.isnan(curve_gap(a, b, min_x=60, max_x=40))
 
 
 def test_nothing_to_compare_is_undecided():

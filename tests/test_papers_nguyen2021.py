@@ -98,3 +98,56 @@ def test_bpe_claim_compares_each_bpe_setting_with_chars():
 
 def test_known_gaps_name_claims_of_this_paper():
     assert n21.KNOWN_GAPS and all(claim.startswith("N21-") for claim in n21.KNOWN_GAPS)
+
+
+def test_cascade_spec_is_the_cascade_policy_over_k():
+    s = n21.cascade_spec("cascade_en-es", "en-es", "tst-COMMON", "out", ks=[1, 3],
+                         chunk_ms=200, max_utterances=40)
+    assert s["models"] == ["cascade_en-es"] and s["splits"] == ["tst-COMMON"]
+    assert s["policies"] == [{"policy": "cascade", "grid": {"k": [1, 3]},
+                              "fixed": {"chunk_ms": 200}}]
+    assert len(expand(s["policies"], "spec")) == 2
+
+
+def figure3_rows(e2e: dict, cascade: dict) -> pd.DataFrame:
+    """{AL_N21_orig: BLEU} of the e2e model's wait-k settings and of the cascade's k."""
+    rows = [{"model": "char", "policy": "wait_k_frames", "setting": f"e{i}",
+             "AL_N21_orig": x, "BLEU": y} for i, (x, y) in enumerate(e2e.items())]
+    rows += [{"model": "cascade", "policy": "cascade", "setting": f"k={i}",
+              "AL_N21_orig": x, "BLEU": y} for i, (x, y) in enumerate(cascade.items())]
+    return pd.DataFrame(rows)
+
+
+def test_figure3_e2e_curve_is_its_front_and_the_cascade_every_k():
+    # e2e (1500, 18) is dominated by (1000, 20): left out; the cascade keeps all its points
+    rows = figure3_rows({1000: 20.0, 1500: 18.0, 3000: 30.0}, {2500: 10.0, 2000: 12.0})
+    c = n21.figure3_curves(rows)
+    assert c[c.system == "e2e"].AL_N21_orig.tolist() == [1000, 3000]
+    assert c[c.system == "cascade"].AL_N21_orig.tolist() == [2000, 2500]
+    assert n21.latency_regimes(rows) == (2000.0, 2250.0, 2500.0)
+
+
+def test_figure3_claims_hold_when_the_curves_cross_as_the_paper_says():
+    # e2e: 20 → 30 BLEU over 1000–3000 ms; cascade: 10 → 40 over 1000–3000 ms. Common
+    # range 1000–3000, middle 2000. e2e − cascade = 10 − 10·(x − 1000)/1000: +10 → 0 on
+    # the low half (mean +5), 0 → −10 on the high half (mean −5)
+    rows = figure3_rows({1000: 20.0, 3000: 30.0}, {1000: 10.0, 3000: 40.0})
+    claims = by_id(n21.figure3_claims(rows))
+    low, high = claims["N21-e2e-low"], claims["N21-cascade-high"]
+    assert low.evidence.effect == pytest.approx(5.0) and low.holds
+    assert high.evidence.effect == pytest.approx(-5.0) and high.holds
+    assert "1000–2000 ms" in low.text and "2000–3000 ms" in high.text
+
+
+def test_figure3_claims_contradicted_when_the_cascade_is_better_everywhere():
+    rows = figure3_rows({1000: 10.0, 3000: 20.0}, {1000: 20.0, 3000: 30.0})
+    claims = by_id(n21.figure3_claims(rows))
+    assert claims["N21-e2e-low"].evidence.verdict == "contradicted"
+    assert claims["N21-cascade-high"].evidence.verdict == "holds"
+
+
+def test_figure3_claims_without_a_common_latency_range_are_undecided():
+    rows = figure3_rows({1000: 20.0, 1500: 25.0}, {2500: 10.0, 3000: 40.0})
+    claims = n21.figure3_claims(rows)
+    assert [c.evidence.verdict for c in claims] == ["undecided", "undecided"]
+    assert "no common AL_N21_orig range" in claims[0].detail

@@ -105,6 +105,16 @@ class TextMT(ESPnetST):
         raise ModelError(f"{self.config_path}: a text MT model encodes words "
                          "(encode_words), not audio")
 
+    def translate(self, words: list[str], *, beam: int = 1,
+                  maxlenratio: float = 2.0) -> list[int]:
+        """Target units of the offline translation of ``words``: greedy (``beam`` 1) or
+        ESPnet's beam search, to </s> or ``maxlenratio`` × source units (ESPnet's own
+        cap, one unit per source unit, cuts off translations longer than their source)."""
+        enc = self.encode_words(list(words))
+        if beam == 1:
+            return self.greedy(enc, maxlenratio=maxlenratio).tokens
+        return self.beam_search(enc, beam=beam, nbest=1, maxlenratio=maxlenratio)[0].tokens
+
 
 class Cascade:
     """ASR → MT behind the adapter interface (see the module doc). Attributes not defined

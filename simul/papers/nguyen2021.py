@@ -6,11 +6,14 @@ Notebook: ``notebooks/nguyen2021.ipynb``.
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 from scipy.stats import spearmanr
 
 from simul import notebook
-from simul.claims import Claim, evaluate, monotone_within, weakest_step
+from simul.claims import Claim, curve_gap, evaluate, monotone_within, weakest_step
+from simul.tables import pareto_front
 
 KS = [100, 200]
 """Table 1: k, frames (10 ms) read before the first write."""
@@ -21,6 +24,12 @@ NS = [1, 2, 3]
 FIGURE2_SETTINGS = [{"k": 100, "s": 10, "n": 2}, {"k": 200, "s": 10, "n": 2},
                     {"k": 200, "s": 20, "n": 2}, {"k": 200, "s": 20, "n": 1}]
 """Figure 2's (k, s, N)."""
+CASCADE_KS = [1, 2, 3, 4, 5, 7]
+"""Figure 3: the cascade's k, stable source words read before its MT writes."""
+CASCADE_CHUNK_MS = 250.0
+"""Figure 3: audio the cascade's ASR reads between two decisions (ms)."""
+FIGURE3_X = "AL_N21_orig"
+"""Figure 3's latency: AL with the hypothesis length, as the cascade's authors computed it."""
 
 KNOWN_GAPS = {
     "N21-BPE": "k=100, s=10, N=2 writes 20 units/s: the BPE models close sentences early "
@@ -41,6 +50,77 @@ def spec(models: list[str], pair: str, splits: list[str], output: str, *, ks=KS,
                  {"grid": {"k": list(ks), "s": list(strides), "n": list(ns)}})
     return notebook.spec(models, pair, splits, output, [entry, {"policy": "offline"}],
                          corpus=corpus, max_utterances=max_utterances)
+
+
+def cascade_spec(cascade: str, pair: str, split: str, output: str, *, ks=CASCADE_KS,
+                 chunk_ms: float = CASCADE_CHUNK_MS, corpus=None, max_utterances=None) -> dict:
+    """A sweep spec for Figure 3's cascade (an ASR + text MT model directory,
+    :mod:`simul.models.cascade`): the ``cascade`` policy at every k of ``ks``."""
+    entry = {"policy": "cascade", "grid": {"k": list(ks)}, "fixed": {"chunk_ms": chunk_ms}}
+    return notebook.spec([cascade], pair, [split], output, [entry], corpus=corpus,
+                         max_utterances=max_utterances)
+
+
+def figure3_curves(rows: pd.DataFrame, *, x: str = FIGURE3_X) -> pd.DataFrame:
+    """Figure 3's two curves from the rows of one split: ``e2e``, the quality–latency front
+    (BLEU against ``x``) of the end-to-end model's wait-k settings (N21 picks the (k, s, N)
+    with latencies close to the cascade's), and ``cascade``, every k of the cascade, both
+    sorted by ``x``; column ``system`` names the curve."""
+    e2e = pareto_front(rows[rows.policy == "wait_k_frames"], x=x, by=["model"])
+    cascade = rows[rows.policy == "cascade"].dropna(subset=[x, "BLEU"]).sort_values(x)
+    return pd.concat([e2e.assign(system="e2e"), cascade.assign(system="cascade")],
+                     ignore_index=True)
+
+
+def latency_regimes(rows: pd.DataFrame, *, x: str = FIGURE3_X) -> tuple[float, float, float]:
+    """(low, middle, high): the latency range both Figure 3 curves cover and its middle,
+    which splits it into the low- and high-latency regimes of the paper's conclusion; NaNs
+    when the curves do not overlap."""
+    c = figure3_curves(rows, x=x)
+    e2e, cascade = c[c.system == "e2e"][x], c[c.system == "cascade"][x]
+    if e2e.empty or cascade.empty:
+        return math.nan, math.nan, math.nan
+    low, high = max(e2e.min(), cascade.min()), min(e2e.max(), cascade.max())
+    if low > high:
+        return math.nan, math.nan, math.nan
+    return float(low), float((low + high) / 2), float(high)
+
+
+def _e2e_minus_cascade(low: float, high: float, x: str = FIGURE3_X):
+    """Mean BLEU of the e2e front − the cascade's, at matched ``x`` between ``low`` and
+    ``high``."""
+    def statistic(rows: pd.DataFrame) -> float:
+        c = figure3_curves(rows, x=x)
+        return curve_gap(c[c.system == "e2e"], c[c.system == "cascade"], x=x, min_x=low,
+                         max_x=high)
+    return statistic
+
+
+def figure3_claims(rows: pd.DataFrame, *, x: str = FIGURE3_X) -> list[Claim]:
+    """§4.3's conclusion on one split's rows (the e2e model's wait-k settings and the
+    cascade's k): "e2e is better in low latency regimes and cascade is better in higher
+    latency regimes", each as the BLEU gap e2e − cascade at matched original AL over its
+    half of the latency range both curves cover, bootstrapped over the segments."""
+    low, middle, high = latency_regimes(rows, x=x)
+    if math.isnan(low):
+        c = figure3_curves(rows, x=x)
+        ranges = {s: f"{g[x].min():.0f}–{g[x].max():.0f} ms" for s, g in c.groupby("system")}
+        detail = f"no common {x} range ({ranges})"
+        nothing = evaluate(rows, lambda _: math.nan, claimed="greater", metrics=[x])
+        return [Claim.measured("N21-e2e-low", "e2e beats the cascade at low latency", nothing,
+                               detail, needs_full_run=True),
+                Claim.measured("N21-cascade-high", "the cascade beats e2e at high latency",
+                               nothing, detail, needs_full_run=True)]
+    out = []
+    for cid, text, lo, hi, claimed in (
+            ("N21-e2e-low", "e2e beats the cascade at low latency", low, middle, "greater"),
+            ("N21-cascade-high", "the cascade beats e2e at high latency", middle, high,
+             "less")):
+        evidence = evaluate(rows, _e2e_minus_cascade(lo, hi, x), claimed=claimed, metrics=[x])
+        out.append(Claim.measured(
+            cid, f"{text} (e2e − cascade BLEU at matched {x}, {lo:.0f}–{hi:.0f} ms)",
+            evidence, f"common {x} range {low:.0f}–{high:.0f} ms", needs_full_run=True))
+    return out
 
 
 def table(summary: pd.DataFrame, *, latency: str = "AL") -> pd.DataFrame:
