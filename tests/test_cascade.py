@@ -3,6 +3,8 @@ ASR + MT cascade through the session, the sweep and the record store's key."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -213,3 +215,22 @@ def test_simul_models_names_a_shipped_cascade_by_its_parts(cascade_dir, monkeypa
     monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path / "models")
     assert "tiny_cascade" in zoo.shipped()
     assert zoo.summary_line("tiny_cascade") == "tiny_cascade  (cascade: ASR asr → MT mt)"
+
+
+def test_a_cascade_is_stale_when_either_model_is(cascade_dir, monkeypatch, tmp_path):
+    import shutil
+
+    from simul.corpus.mini import build
+    from simul.models import zoo
+
+    models = tmp_path / "models"
+    shutil.copytree(cascade_dir.parent, models)
+    monkeypatch.setattr(zoo, "MODELS_DIR", models)
+    monkeypatch.setattr(build, "BUILDER_VERSION", 7)
+    for part, version in (("asr", 7), ("mt", 7)):
+        (models / part / "simul.json").write_text(
+            json.dumps({"pair": "en-es", "corpus_builder_version": version}))
+    assert zoo.corpus_version("tiny_cascade") == 7 and not zoo.stale("tiny_cascade")
+    (models / "mt" / "simul.json").write_text(
+        json.dumps({"pair": "en-es", "corpus_builder_version": 6}))
+    assert zoo.corpus_version("tiny_cascade") is None and zoo.stale("tiny_cascade")

@@ -53,16 +53,24 @@ def model_task(directory: str | Path) -> str:
     return info["task"]
 
 
-def corpus_version(name: str) -> int | None:
-    """Builder version of the mini corpus a shipped model was trained on (simul.json)."""
-    info = json.loads((MODELS_DIR / name / "simul.json").read_text())
+def corpus_version(name: str | Path) -> int | None:
+    """Builder version of the mini corpus a shipped model (or a model directory) was
+    trained on (simul.json); a cascade's when both its models were trained on the same one,
+    else None."""
+    from simul.models import cascade
+
+    directory = MODELS_DIR / name if (MODELS_DIR / name).is_dir() else Path(name)
+    if cascade.is_cascade(directory):
+        versions = {corpus_version(part) for part in cascade.parts(directory)}
+        return versions.pop() if len(versions) == 1 else None
+    info = json.loads((directory / "simul.json").read_text())
     return info.get("corpus_builder_version")
 
 
-def stale(name: str) -> bool:
+def stale(name: str | Path) -> bool:
     """Whether a shipped model was trained on an older mini corpus than the one simul builds
-    now: its numbers on today's corpus say how much harder the corpus became, not what the
-    papers' policies do with a model that knows its data."""
+    now (a cascade: either of its models): its numbers on today's corpus say how much harder
+    the corpus became, not what the papers' policies do with a model that knows its data."""
     from simul.corpus.mini.build import BUILDER_VERSION
 
     return corpus_version(name) != BUILDER_VERSION
