@@ -1,5 +1,6 @@
 """simul.papers.han2020: spec, Table 6 / Table 7 layouts and claims on hand-made summaries."""
 
+import math
 from types import SimpleNamespace
 
 import pandas as pd
@@ -193,3 +194,29 @@ def test_emission_ratio_counts_words():
     assert han2020.emission_ratio(segments) == 1.5
     with pytest.raises(ValueError, match="no source words"):
         han2020.emission_ratio([SimpleNamespace(source="", target="x")])
+
+
+def trained_rows(bleu: dict[str, dict[int, float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"model": m, "policy": "wait_k_words", "param_k": k,
+                          "setting": f"k={k}", "BLEU": b, "AL": 100.0 * k}
+                         for m, by_k in bleu.items() for k, b in by_k.items()])
+
+
+def test_ktest_table_one_row_per_k_test_and_columns_per_trained_model():
+    rows = trained_rows({"w3": {3: 20.0, 5: 22.0}, "w7": {3: 15.0, 7: 25.0}})
+    t = han2020.ktest_table(rows, {"w3": 3, "w7": 7})
+    assert t.k_test.tolist() == [3, 5, 7]
+    assert t["BLEU w3 (k_train 3)"].tolist()[:2] == [20.0, 22.0]
+    assert t["AL w7 (k_train 7)"].tolist()[0] == 300.0
+    assert math.isnan(t["BLEU w7 (k_train 7)"].tolist()[1])
+
+
+def test_ktest_claim_holds_when_no_smaller_k_does_better():
+    # w3: 20 at k 3, nothing below; w7: 25 at k 7, best below 23 (k 5): smallest gap +2
+    rows = trained_rows({"w3": {3: 20.0, 5: 22.0}, "w7": {3: 15.0, 5: 23.0, 7: 25.0}})
+    (claim,) = han2020.ktest_claims(rows, {"w3": 3, "w7": 7})
+    assert claim.evidence.effect == pytest.approx(2.0) and claim.holds
+    assert "w7 (k_train 7): k=3 15.0, k=5 23.0, k=7 25.0" in claim.detail
+    rows = trained_rows({"w7": {3: 15.0, 5: 26.0, 7: 25.0}})
+    (claim,) = han2020.ktest_claims(rows, {"w7": 7})
+    assert claim.evidence.effect == pytest.approx(-1.0) and claim.evidence.verdict == "contradicted"

@@ -194,3 +194,46 @@ def test_ca_below_nca_fails_and_names_the_setting():
     assert not claim.holds
     assert claim.detail == ("C adaptive_k=3: LAAL_CA 1480 < LAAL 1500; "
                             "C adaptive_k=3: AL_CA 1380 < AL 1400")
+
+
+def test_trained_spec_decodes_every_model_on_the_trained_schedule():
+    s = p22.trained_spec(["off", "w3"], "en-es", "tst-COMMON", "o", word_ms=280.4, ks=[3, 7])
+    assert s["models"] == ["off", "w3"]
+    waitk, offline = s["policies"]
+    assert waitk == {"policy": "wait_k_words", "grid": {"k": [3, 7]},
+                     "fixed": {"detection": "fixed", "word_ms": 280.0, "chunk_ms": 280.0,
+                               "force_finish": True, "avoid_eos_while_reading": True}}
+    assert offline == {"policy": "offline"}
+    assert len(sweep.expand(s["policies"], "spec")) == 3
+
+
+def trained_rows(curves: dict[str, dict[int, tuple[float, float]]]) -> pd.DataFrame:
+    """{model: {k: (LAAL, BLEU)}} as fixed-detection wait-k rows."""
+    return pd.DataFrame([{"model": m, "policy": "wait_k_words", "param_k": k,
+                          "param_detection": "fixed", "setting": f"k={k}", "LAAL": x,
+                          "BLEU": y} for m, pts in curves.items() for k, (x, y) in pts.items()])
+
+
+def test_trained_claims_offline_better_at_high_latency_trained_better_at_low():
+    # offline: 10 BLEU at 500 ms, 30 at 1500, 40 at 2500; w3: 16 at 500, 28 at 1500, 36 at
+    # 2500. Below 1000 ms the points are at 500 ms only: w3 − offline = +6. At ≥ 1000 ms:
+    # offline − w3 = +2 at 1500, +4 at 2500: mean +3
+    rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0), 7: (2500, 40.0)},
+                         "w3": {3: (500, 16.0), 5: (1500, 28.0), 7: (2500, 36.0)}})
+    claims = {c.id: c for c in p22.trained_claims(rows, "off", ["w3"])}
+    high, low = claims["P22-offline-vs-trained"], claims["P22-trained-low"]
+    assert high.evidence.effect == pytest.approx(3.0) and high.holds
+    assert low.evidence.effect == pytest.approx(6.0) and low.holds
+    assert "+2.0 at 1500 ms" in high.detail and "+6.0 at 500 ms" in low.detail
+
+
+def test_trained_claims_take_the_worst_trained_model_at_high_latency():
+    # w7 beats the offline model by 1 at 1500 and 2500 ms: the smallest gap is −1
+    rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0), 7: (2500, 40.0)},
+                         "w3": {3: (500, 8.0), 5: (1500, 28.0), 7: (2500, 36.0)},
+                         "w7": {3: (500, 9.0), 5: (1500, 31.0), 7: (2500, 41.0)}})
+    claims = {c.id: c for c in p22.trained_claims(rows, "off", ["w3", "w7"])}
+    assert claims["P22-offline-vs-trained"].evidence.effect == pytest.approx(-1.0)
+    assert claims["P22-offline-vs-trained"].evidence.verdict == "contradicted"
+    # low latency: w3 − off = −2, w7 − off = −1: the largest is −1
+    assert claims["P22-trained-low"].evidence.effect == pytest.approx(-1.0)

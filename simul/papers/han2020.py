@@ -269,3 +269,55 @@ def claims(summary: pd.DataFrame, trained=TRAINED, regimes=REGIMES_MS, *,
             t7.regime, t7[f"{latency} ≤ (ms)"], t7.BLEU.tolist(), strict=True)),
         needs_full_run=True))
     return out
+
+
+# --- Table 6 with models trained in simultaneous mode (wait-k over words, P22's models) ---
+
+def ktest_table(summary: pd.DataFrame, trained: dict[str, int], *,
+                latency: str = "AL") -> pd.DataFrame:
+    """Table 6's question on models trained in simultaneous mode (``trained``: model label
+    → k_train, :func:`simul.papers.papi2022.trained_spec` sweeps): one row per decode-time
+    k over fixed-detection words, ``BLEU`` and ``latency`` per model (k_train in the
+    header)."""
+    w = summary[(summary.policy == "wait_k_words") & summary.model.isin(list(trained))]
+    rows = {}
+    for r in w.itertuples():
+        k = int(r.param_k)
+        name = f"{r.model} (k_train {trained[r.model]})"
+        row = rows.setdefault(k, {"k_test": k})
+        row[f"BLEU {name}"] = float(r.BLEU)
+        row[f"{latency} {name}"] = float(getattr(r, latency))
+    return pd.DataFrame([rows[k] for k in sorted(rows)])
+
+
+def _below_ktrain_gap(trained: dict[str, int]):
+    """The smallest, over the models, BLEU at k_test = k_train − the best BLEU at a smaller
+    k_test."""
+    def statistic(rows: pd.DataFrame) -> float:
+        w = rows[rows.policy == "wait_k_words"]
+        gaps = []
+        for model, kt in trained.items():
+            m = w[w.model == model]
+            own, below = m[m.param_k == kt].BLEU, m[m.param_k < kt].BLEU
+            if len(own) and len(below):
+                gaps.append(float(own.iloc[0] - below.max()))
+        return min(gaps) if gaps else float("nan")
+    return statistic
+
+
+def ktest_claims(summary: pd.DataFrame, trained: dict[str, int]) -> list[Claim]:
+    """Table 6's claim on the models trained with one k (§4.2: "decoding with decreased k
+    and s does not result in any BLEU score improvement"): BLEU at k_test = k_train ≥ at
+    any smaller k_test, with its paired-bootstrap evidence."""
+    w = summary[summary.policy == "wait_k_words"]
+    detail = []
+    for model, kt in trained.items():
+        m = w[w.model == model].sort_values("param_k")
+        detail.append(f"{model} (k_train {kt}): " + ", ".join(
+            f"k={k:.0f} {b:.1f}" for k, b in zip(m.param_k, m.BLEU, strict=True)))
+    return [Claim.measured(
+        "H20-table6-trained", "decoding a model trained in simultaneous mode with a smaller k "
+        "than its k_train gives no BLEU gain (Table 6; smallest BLEU(k_train) − best "
+        "BLEU(k_test < k_train))",
+        evaluate(summary, _below_ktrain_gap(trained), claimed="greater"), "; ".join(detail),
+        needs_full_run=True)]

@@ -23,6 +23,11 @@ DETECTIONS = ("fixed", "adaptive")
 MEDIUM_LATENCY_MS = 1000.0
 """Footnote 6 (after Anastasopoulos et al. 2021): low < 1000 ms ≤ medium < 2000 ms ≤ high."""
 
+TRAINED_MODELS = ["conformer_bpe_en-es_waitk3", "conformer_bpe_en-es_waitk7",
+                  "conformer_bpe_en-es_multipath"]
+"""§3's other side: the offline Conformer fine-tuned in simultaneous mode (recipes of the same
+names, :mod:`simul.models.waitk_decoder`), k_train 3, 7 and multi-path."""
+
 KNOWN_GAPS: dict[str, str] = {}
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
 ``tests/test_reproduce_full.py``. Measured on the corpus-v1 models (analysis in
@@ -100,6 +105,87 @@ def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=K
                          max_utterances=max_utterances)
 
 
+def training_schedule(model: str) -> dict:
+    """How a model was trained in simultaneous mode (``simultaneous_training`` of its
+    simul.json: k_train, word_ms, detection); empty for an offline-trained model."""
+    import json
+
+    from simul.models.zoo import MODELS_DIR
+
+    directory = MODELS_DIR / model if (MODELS_DIR / model).is_dir() else Path(model)
+    info = directory / "simul.json"
+    if not info.is_file():
+        raise ValueError(f"{model}: no simul.json in {directory}")
+    return json.loads(info.read_text()).get("simultaneous_training") or {}
+
+
+def trained_spec(models: list[str], pair: str, split: str, output: str, *, word_ms: float,
+                 ks=KS, corpus=None, max_utterances=None) -> dict:
+    """A sweep spec for §3's comparison: every model of ``models`` (the offline one and
+    those trained in simultaneous mode) decoded by wait-k over words with fixed detection,
+    one word per ``word_ms`` — the schedule the trained models learned — at every k_test of
+    ``ks``, with force_finish and avoid_eos_while_reading (the Conformer's setting, A.2),
+    and offline greedy (the trained models' quality with the whole input)."""
+    step = float(round(word_ms))
+    policies = [
+        {"policy": "wait_k_words", "grid": {"k": list(ks)},
+         "fixed": {"detection": "fixed", "word_ms": step, "chunk_ms": step,
+                   "force_finish": True, "avoid_eos_while_reading": True}},
+        {"policy": "offline"},
+    ]
+    return notebook.spec(list(models), pair, [split], output, policies, corpus=corpus,
+                         max_utterances=max_utterances)
+
+
+def _offline_minus_trained(offline: str, trained: list[str], *, low: bool):
+    """The smallest (``low``: the largest trained − offline, as its negation) mean curve
+    gap offline − trained model over LAAL ≥ 1000 ms (``low``: below 1000 ms), fixed
+    detection, k_test as the curve's points."""
+    def statistic(rows: pd.DataFrame) -> float:
+        p = points(rows)
+        p = p[p.detection == "fixed"]
+        off = p[p.model == offline]
+        if low:
+            gaps = [_mean_gap(p[p.model == t], off, min_x=-math.inf, max_x=MEDIUM_LATENCY_MS)
+                    for t in trained]
+            return max(gaps) if gaps and not any(map(math.isnan, gaps)) else math.nan
+        return _smallest(_mean_gap(off, p[p.model == t], min_x=MEDIUM_LATENCY_MS)
+                         for t in trained)
+    return statistic
+
+
+def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str]) -> list[Claim]:
+    """§3 and §7's answer to the title on a :func:`trained_spec` sweep (models by label):
+    the offline-trained model is on par with or better than the ones trained in
+    simultaneous mode at medium and high latency (smallest mean curve gap offline −
+    trained, BLEU at matched LAAL ≥ 1000 ms: holds when better, undecided when on par,
+    contradicted when a trained model is better), and a trained model may win at low
+    latency (largest mean gap trained − offline below 1000 ms)."""
+    p = points(summary)
+    p = p[p.detection == "fixed"]
+    off = p[p.model == offline]
+    high = [f"{t}: offline − trained, LAAL ≥ {MEDIUM_LATENCY_MS:.0f} ms: "
+            + _gaps_text(off, p[p.model == t], min_x=MEDIUM_LATENCY_MS) for t in trained]
+    low = [f"{t}: trained − offline, LAAL < {MEDIUM_LATENCY_MS:.0f} ms: "
+           + _gaps_text(p[p.model == t], off, min_x=-math.inf, max_x=MEDIUM_LATENCY_MS)
+           for t in trained]
+    return [
+        Claim.measured("P22-offline-vs-trained", "the offline-trained model is on par with or "
+                       "better than the models trained in simultaneous mode at medium/high "
+                       "latency (LAAL ≥ 1000 ms; smallest mean curve gap offline − trained, "
+                       "BLEU; undecided: on par)",
+                       evaluate(summary, _offline_minus_trained(offline, trained, low=False),
+                                claimed="greater", metrics=("LAAL",)),
+                       "; ".join(high), needs_full_run=True),
+        Claim.measured("P22-trained-low", "a model trained in simultaneous mode may beat the "
+                       "offline one at low latency (LAAL < 1000 ms; largest mean curve gap "
+                       "trained − offline, BLEU)",
+                       evaluate(summary, _offline_minus_trained(offline, trained, low=True),
+                                claimed="greater", metrics=("LAAL",)),
+                       "; ".join(low), needs_full_run=True),
+    ]
+
+
 def points(summary: pd.DataFrame) -> pd.DataFrame:
     """The wait-k rows of a summary with plain ``k`` and ``detection`` columns."""
     w = summary[summary.policy == "wait_k_words"]
@@ -140,20 +226,20 @@ def table2(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def curve_gaps(upper: pd.DataFrame, lower: pd.DataFrame, *, x: str = "LAAL", y: str = "BLEU",
-               min_x: float = 0.0) -> list[tuple[float, float]]:
+               min_x: float = 0.0, max_x: float = math.inf) -> list[tuple[float, float]]:
     """How far curve ``upper`` lies above curve ``lower``: (x, y_upper − y_lower) at every
-    point of either curve with x ≥ ``min_x`` inside the other curve's x range, the other
-    curve interpolated linearly between its points (sorted by x). Sorted by x."""
+    point of either curve with ``min_x`` ≤ x < ``max_x`` inside the other curve's x range,
+    the other curve interpolated linearly between its points (sorted by x). Sorted by x."""
     a = upper.dropna(subset=[x, y]).sort_values(x)
     b = lower.dropna(subset=[x, y]).sort_values(x)
     gaps: dict[float, float] = {}
     if a.empty or b.empty:
         return []
     for px, py in zip(a[x], a[y], strict=True):
-        if px >= min_x and b[x].iloc[0] <= px <= b[x].iloc[-1]:
+        if min_x <= px < max_x and b[x].iloc[0] <= px <= b[x].iloc[-1]:
             gaps[float(px)] = float(py - np.interp(px, b[x], b[y]))
     for px, py in zip(b[x], b[y], strict=True):
-        if px >= min_x and a[x].iloc[0] <= px <= a[x].iloc[-1]:
+        if min_x <= px < max_x and a[x].iloc[0] <= px <= a[x].iloc[-1]:
             gaps[float(px)] = float(np.interp(px, a[x], a[y]) - py)
     return sorted(gaps.items())
 
