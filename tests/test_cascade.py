@@ -234,3 +234,15 @@ def test_a_cascade_is_stale_when_either_model_is(cascade_dir, monkeypatch, tmp_p
     (models / "mt" / "simul.json").write_text(
         json.dumps({"pair": "en-es", "corpus_builder_version": 6}))
     assert zoo.corpus_version("tiny_cascade") is None and zoo.stale("tiny_cascade")
+
+
+def test_a_revised_fed_word_does_not_stop_the_words_after_it():
+    # "a b" are fed at 400 ms (200 and 400 agree on them); from 600 ms the ASR hears "y"
+    # for "b", and 600 and 800 agree on "a y c": "b" stays as fed, and "c", past it,
+    # extends the fed words at 800 ms instead of waiting for the end of the audio
+    script = {200: ["a", "b"], 400: ["a", "b"], 600: ["a", "y", "c"],
+              800: ["a", "y", "c", "d"], 1000: ["a", "y", "c", "d"]}
+    rec, model = run(CascadeWaitK(k=1, chunk_ms=200), script)
+    assert writes(rec) == [(400.0, 2), (800.0, 1), (1000.0, 1)]
+    assert ["a", "b", "c"] in model.mt_inputs and ["a", "y", "c"] not in model.mt_inputs
+    assert rec.prediction == "a b c d"

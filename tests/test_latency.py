@@ -35,7 +35,7 @@ CASES = [
     ("A_one_word_per_second", [1000, 2000, 3000], 3000, 3,
      {"AL": 1000, "LAAL": 1000, "DAL": 1000, "AP": 2 / 3, "ATD": 1400,
       "StartOffset": 1000, "EndOffset": 0, "RTF": 1.0,
-      "AL_N21": 1000, "AL_N21_orig": 1000, "AL_M20": 1000, "AL_K22": 1000}),
+      "AL_N21": 1000, "AL_N21_orig": 1000, "AL_orig": 1000, "AL_M20": 1000, "AL_K22": 1000}),
     # B. a single word at 2500 ms, |X| = 4000, R = 5: no delay reaches |X|, τ = |Y| = 1.
     #    AL = LAAL = DAL = 2500 − 0 = 2500.  AP: 2500 / (4000·5) = 0.125.
     #    ATD: chunk 0–2500 = 8 tokens of 300 + one of 100; word 1 ↔ token 1 (ends 300):
@@ -44,7 +44,7 @@ CASES = [
     ("B_single_word", [2500], 4000, 5,
      {"AL": 2500, "LAAL": 2500, "DAL": 2500, "AP": 0.125, "ATD": 2200,
       "StartOffset": 2500, "EndOffset": -1500, "RTF": 0.625,
-      "AL_N21": 2500, "AL_N21_orig": 2500, "AL_M20": 2500, "AL_K22": 2500}),
+      "AL_N21": 2500, "AL_N21_orig": 2500, "AL_orig": 2500, "AL_M20": 2500, "AL_K22": 2500}),
     # C. delays past the source length: [1200, 1500], |X| = 1000, R = 2.
     #    AL: d1 = 1200 > |X| → AL = d1 = 1200 (SimulEval's rule; τ = 1 says the same).
     #    DAL: 1/γ = 1000/2 = 500; d'1 = 1200, d'2 = max(1500, 1200 + 500) = 1700;
@@ -56,7 +56,7 @@ CASES = [
     ("C_delays_past_source", [1200, 1500], 1000, 2,
      {"AL": 1200, "LAAL": 1200, "DAL": 1200, "AP": 1.35, "ATD": 900,
       "StartOffset": 1200, "EndOffset": 500, "RTF": 1.5,
-      "AL_N21": 1200, "AL_N21_orig": 1200, "AL_M20": 1200, "AL_K22": 1200}),
+      "AL_N21": 1200, "AL_N21_orig": 1200, "AL_orig": 1200, "AL_M20": 1200, "AL_K22": 1200}),
     # D. hypothesis much longer than the reference (Polák et al. 2022 §5.4):
     #    |Y| = 6 words at 0, 200, ..., 1000 ms, |X| = 1000, R = 2.
     #    AL: 1/γ = 1000/2 = 500; lags 0−0, 200−500, 400−1000, 600−1500, 800−2000,
@@ -71,7 +71,8 @@ CASES = [
     ("D_long_hypothesis", [0, 200, 400, 600, 800, 1000], 1000, 2,
      {"AL": -750, "LAAL": 500 / 6, "DAL": 500 / 6, "AP": 1.5, "ATD": 0,
       "StartOffset": 0, "EndOffset": 0, "RTF": 1.0,
-      "AL_N21": -750, "AL_N21_orig": 500 / 6, "AL_M20": -750, "AL_K22": 500 / 6}),
+      "AL_N21": -750, "AL_N21_orig": 500 / 6, "AL_orig": 500 / 6, "AL_M20": -750,
+      "AL_K22": 500 / 6}),
     # E. hypothesis shorter than the reference: [1000, 4000], |X| = 4000, R = 8.
     #    AL = LAAL: 1/γ = 4000/8 = 500; lags 1000, 4000 − 500 = 3500 → 2250.
     #    DAL (|Y| = 2): 1/γ = 2000; d'2 = max(4000, 3000) = 4000; lags 1000, 2000 → 1500.
@@ -82,17 +83,18 @@ CASES = [
     ("E_short_hypothesis", [1000, 4000], 4000, 8,
      {"AL": 2250, "LAAL": 2250, "DAL": 1500, "AP": 0.15625, "ATD": 2050,
       "StartOffset": 1000, "EndOffset": 0, "RTF": 1.0,
-      "AL_N21": 2250, "AL_N21_orig": 1500, "AL_M20": 2250, "AL_K22": 2250}),
+      "AL_N21": 2250, "AL_N21_orig": 1500, "AL_orig": 1500, "AL_M20": 2250, "AL_K22": 2250}),
     # F. all writes at one step, after the whole source (offline): 4 × 3000, |X| = 3000, R = 4.
     #    AL: d1 reaches |X| → τ = 1 → 3000. DAL: 1/γ = 750; d' = 3000, 3750, 4500, 5250;
     #    lags 3000 − 0, 3750 − 750, 4500 − 1500, 5250 − 2250 = 3000 each → 3000.
     #    AP: 12000 / (3000·4) = 1.  ATD: one chunk of 10 tokens; word t ↔ token t (300t):
     #    2700, 2400, 2100, 1800 → 2250.
-    #    AL_N21 (eq. 6 taken literally): one step, w1 = 4, τ = 1 → (3000 − 0)·4 / 1 = 12000.
+    #    AL_N21 (eq. 6 taken literally): one step, w1 = 4, τ = 1 → (3000 − 0)·4 / 1 = 12000;
+    #    AL_orig (one term per word): τ = 1 → 3000.
     ("F_all_at_one_step", [3000, 3000, 3000, 3000], 3000, 4,
      {"AL": 3000, "LAAL": 3000, "DAL": 3000, "AP": 1.0, "ATD": 2250,
       "StartOffset": 3000, "EndOffset": 0, "RTF": 1.0,
-      "AL_N21": 12000, "AL_N21_orig": 12000, "AL_M20": 3000, "AL_K22": 3000}),
+      "AL_N21": 12000, "AL_N21_orig": 12000, "AL_orig": 3000, "AL_M20": 3000, "AL_K22": 3000}),
     # G. two words per step: [1000, 1000, 2000, 2000], |X| = 2000, R = |Y| = 4, 1/γ = 500.
     #    AL: lags 1000, 1000 − 500, 2000 − 1000 (τ = 3) → 2500/3.
     #    AL_N21: steps (1000, 2 words), (2000, 2 words), τ = 2:
@@ -105,7 +107,8 @@ CASES = [
     ("G_two_words_per_step", [1000, 1000, 2000, 2000], 2000, 4,
      {"AL": 2500 / 3, "LAAL": 2500 / 3, "DAL": 1000, "AP": 0.75, "ATD": 800,
       "StartOffset": 1000, "EndOffset": 0, "RTF": 1.0,
-      "AL_N21": 2500, "AL_N21_orig": 2500, "AL_M20": 2500 / 3, "AL_K22": 2500 / 3}),
+      "AL_N21": 2500, "AL_N21_orig": 2500, "AL_orig": 2500 / 3, "AL_M20": 2500 / 3,
+      "AL_K22": 2500 / 3}),
 ]
 
 PARAMS = [pytest.param(delays, x, r, name, value, id=f"{case}-{name}")
@@ -205,7 +208,7 @@ def test_al_m20_ca_cuts_where_the_source_was_read():
 
 
 def test_no_ca_for_step_and_max_length_variants():
-    for name in ("AL_N21", "AL_N21_orig", "AL_K22"):
+    for name in ("AL_N21", "AL_N21_orig", "AL_orig", "AL_K22"):
         with pytest.raises(ValueError, match="no computation-aware form"):
             sentence_latency(name, [1000], 1000, 1, elapsed=[1000])
 
@@ -284,4 +287,4 @@ def test_metric_lists_come_from_the_registry():
     # SimulEval's metrics, then the papers' variants, each in the order they are registered
     assert SIMULEVAL_METRICS == ("AL", "LAAL", "DAL", "AP", "ATD", "StartOffset", "EndOffset",
                                  "RTF")
-    assert PAPER_METRICS == ("AL_N21", "AL_N21_orig", "AL_M20", "AL_K22")
+    assert PAPER_METRICS == ("AL_N21", "AL_N21_orig", "AL_orig", "AL_M20", "AL_K22")

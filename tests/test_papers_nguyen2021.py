@@ -110,11 +110,11 @@ def test_cascade_spec_is_the_cascade_policy_over_k():
 
 
 def figure3_rows(e2e: dict, cascade: dict) -> pd.DataFrame:
-    """{AL_N21_orig: BLEU} of the e2e model's wait-k settings and of the cascade's k."""
+    """{AL_orig: BLEU} of the e2e model's wait-k settings and of the cascade's k."""
     rows = [{"model": "char", "policy": "wait_k_frames", "setting": f"e{i}",
-             "AL_N21_orig": x, "BLEU": y} for i, (x, y) in enumerate(e2e.items())]
+             "AL_orig": x, "BLEU": y} for i, (x, y) in enumerate(e2e.items())]
     rows += [{"model": "cascade", "policy": "cascade", "setting": f"k={i}",
-              "AL_N21_orig": x, "BLEU": y} for i, (x, y) in enumerate(cascade.items())]
+              "AL_orig": x, "BLEU": y} for i, (x, y) in enumerate(cascade.items())]
     return pd.DataFrame(rows)
 
 
@@ -122,8 +122,8 @@ def test_figure3_e2e_curve_is_its_front_and_the_cascade_every_k():
     # e2e (1500, 18) is dominated by (1000, 20): left out; the cascade keeps all its points
     rows = figure3_rows({1000: 20.0, 1500: 18.0, 3000: 30.0}, {2500: 10.0, 2000: 12.0})
     c = n21.figure3_curves(rows)
-    assert c[c.system == "e2e"].AL_N21_orig.tolist() == [1000, 3000]
-    assert c[c.system == "cascade"].AL_N21_orig.tolist() == [2000, 2500]
+    assert c[c.system == "e2e"].AL_orig.tolist() == [1000, 3000]
+    assert c[c.system == "cascade"].AL_orig.tolist() == [2000, 2500]
     assert n21.latency_regimes(rows) == (2000.0, 2250.0, 2500.0)
 
 
@@ -150,4 +150,4 @@ def test_figure3_claims_without_a_common_latency_range_are_undecided():
     rows = figure3_rows({1000: 20.0, 1500: 25.0}, {2500: 10.0, 3000: 40.0})
     claims = n21.figure3_claims(rows)
     assert [c.evidence.verdict for c in claims] == ["undecided", "undecided"]
-    assert "no common AL_N21_orig range" in claims[0].detail
+    assert "no common AL_orig range" in claims[0].detail

@@ -15,7 +15,7 @@ from simul.records import Record
 NCA_KEYS = ["BLEU", "chrF", "AL", "LAAL", "DAL", "AP", "ATD", "StartOffset", "EndOffset",
             "RTF"]
 CA_KEYS = [f"{k}_CA" for k in NCA_KEYS[2:]]
-PAPER_KEYS = ["AL_N21", "AL_N21_orig", "AL_M20", "AL_K22"]
+PAPER_KEYS = ["AL_N21", "AL_N21_orig", "AL_orig", "AL_M20", "AL_K22"]
 TAIL_KEYS = ["length_diff", "BLEU_signature", "chrF_signature", "n"]
 
 
@@ -47,7 +47,7 @@ def _corpus(with_elapsed=True):
 def test_score_records_keys_and_values():
     recs = _corpus()
     scores = score_records(recs)
-    assert list(scores) == NCA_KEYS + CA_KEYS + PAPER_KEYS[:3] + ["AL_M20_CA", "AL_K22"] \
+    assert list(scores) == NCA_KEYS + CA_KEYS + PAPER_KEYS[:4] + ["AL_M20_CA", "AL_K22"] \
         + TAIL_KEYS
     hyps, refs = [r.prediction for r in recs], [r.reference for r in recs]
     assert scores["BLEU"] == sacrebleu.corpus_bleu(hyps, [refs]).score

@@ -322,6 +322,17 @@ def al_nguyen2021_original(delays: Sequence[float], source_length: float,
     return al_n21_steps(reads, words, source_length, len(delays))
 
 
+@register("AL_orig", computation_aware=None, defined_by="paper")
+def al_original(delays: Sequence[float], source_length: float,
+                reference_length: int) -> float:
+    """AL as Ma et al. 2019 (STACL) first defined it, γ = |Y|/|X| with the hypothesis length,
+    one term per word, ms: the "original AL metric" of Nguyen et al. 2021's Fig. 3, in which
+    the IWSLT 2020 cascade was measured (SimulEval's AL given no reference).
+    ``reference_length`` is not used. ``AL_N21_orig`` is eq. (6)'s step form of it, which
+    weights a step by its words and so multiplies the lag of a many-word write."""
+    return _average_lagging(delays, source_length, len(delays) / source_length)
+
+
 @register("AL_M20", computation_aware="delays+elapsed", defined_by="paper")
 def al_ma2020(delays: Sequence[float], source_length: float, reference_length: int, *,
               elapsed: Sequence[float] | None = None) -> float:
@@ -422,4 +433,5 @@ SIMULEVAL_METRICS = tuple(n for n, by in DEFINED_BY.items() if by == "simuleval"
 """SimulEval 1.1's metrics, in registration order: AL, LAAL, DAL, AP, ATD, StartOffset,
 EndOffset, RTF."""
 PAPER_METRICS = tuple(n for n, by in DEFINED_BY.items() if by == "paper")
-"""The papers' own variants, in registration order: AL_N21, AL_N21_orig, AL_M20, AL_K22."""
+"""The papers' own variants, in registration order: AL_N21, AL_N21_orig, AL_orig, AL_M20,
+AL_K22."""

@@ -44,7 +44,7 @@ def score_records(records: Sequence[Record]) -> dict[str, float | str]:
 
     Keys, in order: BLEU, chrF; the SimulEval metrics (AL, LAAL, DAL, AP, ATD, StartOffset,
     EndOffset, RTF); their ``_CA`` forms when every record has ``elapsed``; the papers'
-    variants (AL_N21, AL_N21_orig, AL_M20, AL_M20_CA when every record has ``elapsed``,
+    variants (AL_N21, AL_N21_orig, AL_orig, AL_M20, AL_M20_CA when every record has ``elapsed``,
     AL_K22); ``length_diff`` (mean hypothesis − reference words, Papi et al. 2022 Table 2);
     BLEU_signature, chrF_signature; ``n`` (number of records). Latency in ms except AP and
     RTF (ratios). A latency is NaN when no record has an output word.

@@ -28,8 +28,9 @@ CASCADE_KS = [1, 2, 3, 4, 5, 7]
 """Figure 3: the cascade's k, stable source words read before its MT writes."""
 CASCADE_CHUNK_MS = 250.0
 """Figure 3: audio the cascade's ASR reads between two decisions (ms)."""
-FIGURE3_X = "AL_N21_orig"
-"""Figure 3's latency: AL with the hypothesis length, as the cascade's authors computed it."""
+FIGURE3_X = "AL_orig"
+"""Figure 3's latency: the "original AL" (Ma et al. 2019, hypothesis length, one term per
+word) in which the cascade's authors measured it."""
 
 KNOWN_GAPS = {
     "N21-BPE": "k=100, s=10, N=2 writes 20 units/s: the BPE models close sentences early "

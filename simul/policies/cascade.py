@@ -11,8 +11,10 @@ in chunks of ``chunk_ms``. After every chunk:
    may be cut off. ``stable="la2"`` (default) takes the words on which the transcripts of
    the last two chunks agree (their longest common prefix: local agreement, the rule
    Polák et al. 2022 found best for onlinization); ``"all"`` takes every word at once (no
-   hold-back). Stable words are never retracted: once fed to the MT they stay, and later
-   agreement only extends them.
+   hold-back). Stable words are never retracted: once fed to the MT they stay, and the
+   agreed words past them extend them by position, also where a later transcript revised
+   a fed word (the ASR's "wh" fed at 2.5 s stays when 4.5 s hears "what"; the words after
+   it still reach the MT, which would otherwise wait for the end of the audio).
 3. **Wait-k MT.** With W stable source words, the MT may have written W − k + 1 target
    words (Ma et al. 2019's g(i) = k + i − 1 over words, as :mod:`simul.policies.word_detection`
    applies it to speech): the MT encodes the stable words and continues its committed
@@ -86,10 +88,8 @@ class CascadeWaitK(Policy):
             previous = memo.get("transcript")
             agreed = common_prefix(previous, words) if previous is not None else []
         memo["transcript"] = words
-        if agreed[: len(stable)] == stable:
-            stable = agreed if len(agreed) > len(stable) else stable
-        elif view.source_finished:  # the ASR revised fed words: keep them, add the rest
-            stable = stable + words[len(stable):]
+        if len(agreed) > len(stable):  # fed words stay as fed, even where the ASR revised
+            stable = stable + agreed[len(stable):]  # them; the agreed words after extend them
         memo["stable"], memo["heard_at"] = list(stable), view.read_ms
         return memo["stable"]
 
