@@ -57,7 +57,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "2")
     rows = []
-    for name in args.models or zoo.shipped():
+    for name in args.models or zoo.shipped_translators():
         rows += measure(name, args.max_utterances)
     table = pd.DataFrame(rows)
     print(table.to_string(index=False))

@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     print(f"machine: {sweep.machine()}; simul {sweep.git_commit()}")
-    models = args.cost_models if args.cost_models is not None else zoo.shipped()
+    models = args.cost_models if args.cost_models is not None else zoo.shipped_translators()
     pair_of = {m: (zoo.metrics(m).get("pair") or m.rsplit("_", 1)[-1]) if m in zoo.shipped()
                else args.pair for m in models}
     with tempfile.TemporaryDirectory(prefix="simul-bench-") as tmp:

@@ -4,6 +4,7 @@ import json
 
 import pytest
 import torch
+import yaml
 
 from simul import records
 from simul.cli import main
@@ -332,3 +333,22 @@ def test_eval_of_a_model_packed_outside_the_shipped_ones(fake_run, tmp_path):
     assert {n: zoo.metrics(n) for n in zoo.shipped()} == before
     with pytest.raises(ValueError, match="neither a shipped model"):
         zoo.evaluate(tmp_path / "nothing")
+
+
+def test_shipped_translators_leave_out_cascades_and_their_halves(cascade_dir, monkeypatch,
+                                                                 tmp_path):
+    import shutil
+
+    models = tmp_path / "models"
+    shutil.copytree(cascade_dir.parent, models)  # tiny_cascade, asr, mt
+    st = models / "st"
+    st.mkdir()
+    (st / "config.yaml").write_text(yaml.safe_dump({"src_token_list": ["a"], "frontend":
+                                                    "default"}))
+    (st / "simul.json").write_text(json.dumps({"pair": "en-es"}))
+    for part, task in (("asr", "asr"), ("mt", "mt")):
+        (models / part / "simul.json").write_text(json.dumps({"pair": "en-es", "task": task}))
+    monkeypatch.setattr(zoo, "MODELS_DIR", models)
+    assert set(zoo.shipped()) == {"asr", "mt", "st", "tiny_cascade"}
+    assert zoo.shipped_translators() == ["st"]
+    assert zoo.shipped_cascades() == ["tiny_cascade"]

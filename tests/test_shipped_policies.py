@@ -1,4 +1,5 @@
-"""Every policy on every shipped model, a few tst-COMMON segments (issue: policies).
+"""Every policy on every shipped speech-translation model, and the cascade policy on every
+shipped cascade, a few tst-COMMON segments (issue: policies).
 
 Skipped while no model is shipped. Properties: reading the whole input first gives the
 offline output unit for unit; reads never go backwards and never past the end; no word is
@@ -17,7 +18,8 @@ from simul.simulate import simulate
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
-MODELS = zoo.shipped()
+MODELS = zoo.shipped_translators()
+CASCADES = zoo.shipped_cascades()
 WHOLE = 10_000_000  # a first read longer than any segment
 SEGMENTS = 2  # first tst-COMMON segments per model (six models × 17 cases)
 
@@ -99,3 +101,23 @@ def test_simultaneous_runs_read_forward_and_end_with_the_whole_source(shipped, n
         assert all(e >= d for e, d in zip(rec.elapsed, rec.delays, strict=True))
         early.append(rec.delays[0] < rec.source_length)
     assert any(early)  # it really is simultaneous: words come before the end of the source
+
+
+@pytest.mark.parametrize("name", CASCADES or [None])
+def test_a_shipped_cascade_reads_forward_and_writes_before_the_end(name):
+    if name is None:
+        pytest.skip("no shipped cascade")
+    from simul.models.cascade import parts
+
+    _, mt = parts(zoo.MODELS_DIR / name)
+    pair = json.loads((mt / "simul.json").read_text())["pair"]  # the MT's target language
+    model = zoo.load(name)
+    early = []
+    for seg in load_list(DEFAULT_ROOT, pair, "tst-COMMON", limit=SEGMENTS):
+        rec = simulate(model, make("cascade", {"k": 2}), seg)
+        reads = [r for r, _ in rec.trace]
+        assert reads == sorted(reads) and reads[-1] == rec.source_length
+        assert rec.prediction_length == len(rec.delays) > 0
+        assert all(0 < d <= rec.source_length for d in rec.delays)
+        early.append(rec.delays[0] < rec.source_length)
+    assert any(early)

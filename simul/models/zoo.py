@@ -30,6 +30,23 @@ def shipped() -> list[str]:
                    for p in MODELS_DIR.glob(pattern)})
 
 
+def shipped_translators() -> list[str]:
+    """The shipped end-to-end speech-translation models: :func:`shipped` less the cascades
+    and their halves (ASR and text MT models), which the speech-translation policies cannot
+    run on."""
+    from simul.models import cascade
+
+    return [name for name in shipped() if not cascade.is_cascade(MODELS_DIR / name)
+            and model_task(MODELS_DIR / name) == "st"]
+
+
+def shipped_cascades() -> list[str]:
+    """The shipped cascades (``data/models/NAME/cascade.json``)."""
+    from simul.models import cascade
+
+    return [name for name in shipped() if cascade.is_cascade(MODELS_DIR / name)]
+
+
 def config_task(conf: dict) -> str:
     """The ESPnet task of a model config, from the fields each task's config has: an ASR
     config has no ``src_token_list``, an MT config embeds its source (``frontend: embed``)."""
