@@ -126,6 +126,18 @@ def make_tiny_task_model(directory: Path, task: str, conf: dict, seed: int) -> P
 _DEC = {"attention_heads": 2, "linear_units": 32, "num_blocks": 1}
 
 
+def tiny_mt_config(target_units: list[str]) -> dict:
+    """A tiny character MT's config: CASCADE_CHARS in, ``target_units`` out."""
+    return {
+        "token_type": "char", "token_list": target_units, "src_token_type": "char",
+        "src_token_list": CASCADE_CHARS, "frontend": "embed",
+        "frontend_conf": {"embed_dim": 16, "positional_dropout_rate": 0.0},
+        "encoder": "transformer",
+        "encoder_conf": {"output_size": 16, "attention_heads": 2, "linear_units": 32,
+                         "num_blocks": 1, "input_layer": "linear"},
+        "decoder": "transformer", "decoder_conf": _DEC, "init": None}
+
+
 @pytest.fixture(scope="module")
 def cascade_dir(tmp_path_factory) -> Path:
     """``tiny_cascade/`` (its cascade.json) beside the model directories ``asr/``, ``mt/``."""
@@ -138,14 +150,7 @@ def cascade_dir(tmp_path_factory) -> Path:
                          "num_blocks": 1, "input_layer": "conv2d"},
         "decoder": "transformer", "decoder_conf": _DEC, "model_conf": {"ctc_weight": 0.5},
         "init": None}, seed=1)
-    make_tiny_task_model(root / "mt", "mt", {
-        "token_type": "char", "token_list": CASCADE_CHARS, "src_token_type": "char",
-        "src_token_list": CASCADE_CHARS, "frontend": "embed",
-        "frontend_conf": {"embed_dim": 16, "positional_dropout_rate": 0.0},
-        "encoder": "transformer",
-        "encoder_conf": {"output_size": 16, "attention_heads": 2, "linear_units": 32,
-                         "num_blocks": 1, "input_layer": "linear"},
-        "decoder": "transformer", "decoder_conf": _DEC, "init": None}, seed=2)
+    make_tiny_task_model(root / "mt", "mt", tiny_mt_config(CASCADE_CHARS), seed=2)
     (root / "tiny_cascade").mkdir()
     (root / "tiny_cascade" / "cascade.json").write_text(json.dumps({"asr": "../asr",
                                                                     "mt": "../mt"}))

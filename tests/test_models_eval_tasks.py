@@ -24,7 +24,7 @@ from simul.corpus import load_list
 from simul.metrics.quality import normalize_for_wer, word_error_rate
 from simul.models import zoo
 from simul.models.cascade import Cascade, SpeechASR, TextMT
-from tests.conftest import CASCADE_CHARS, make_tiny_model, make_tiny_task_model
+from tests.conftest import CASCADE_CHARS, make_tiny_model, make_tiny_task_model, tiny_mt_config
 from tests.test_mustc import tone
 
 PAIR = "en-es"
@@ -416,16 +416,7 @@ MT_TARGET_UNITS = [{"f": "<space>", "<space>": "f"}.get(u, u) for u in CASCADE_C
 
 
 def tiny_mt(directory: Path, seed: int) -> Path:
-    return make_tiny_task_model(directory, "mt", {
-        "token_type": "char", "token_list": MT_TARGET_UNITS, "src_token_type": "char",
-        "src_token_list": CASCADE_CHARS, "frontend": "embed",
-        "frontend_conf": {"embed_dim": 16, "positional_dropout_rate": 0.0},
-        "encoder": "transformer",
-        "encoder_conf": {"output_size": 16, "attention_heads": 2, "linear_units": 32,
-                         "num_blocks": 1, "input_layer": "linear"},
-        "decoder": "transformer",
-        "decoder_conf": {"attention_heads": 2, "linear_units": 32, "num_blocks": 1},
-        "init": None}, seed=seed)
+    return make_tiny_task_model(directory, "mt", tiny_mt_config(MT_TARGET_UNITS), seed=seed)
 
 
 def greedy_translations(model: TextMT, sources: list[str]) -> list[str]:
