@@ -220,3 +220,11 @@ def test_ktest_claim_holds_when_no_smaller_k_does_better():
     rows = trained_rows({"w7": {3: 15.0, 5: 26.0, 7: 25.0}})
     (claim,) = han2020.ktest_claims(rows, {"w7": 7})
     assert claim.evidence.effect == pytest.approx(-1.0) and claim.evidence.verdict == "contradicted"
+
+
+def test_ktest_claim_leaves_out_a_multi_path_model():
+    # mp would make the smallest gap 10 − 30 = −20 if its list were read as a k_train
+    rows = trained_rows({"w7": {5: 23.0, 7: 25.0}, "mp": {3: 30.0, 5: 10.0, 7: 10.0}})
+    (claim,) = han2020.ktest_claims(rows, {"w7": 7, "mp": [3, 5, 7]})
+    assert claim.evidence.effect == pytest.approx(2.0)
+    assert "mp" not in claim.detail

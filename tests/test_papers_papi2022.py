@@ -237,3 +237,17 @@ def test_trained_claims_take_the_worst_trained_model_at_high_latency():
     assert claims["P22-offline-vs-trained"].evidence.verdict == "contradicted"
     # low latency: w3 − off = −2, w7 − off = −1: the largest is −1
     assert claims["P22-trained-low"].evidence.effect == pytest.approx(-1.0)
+
+
+def test_trained_table_puts_the_offline_model_first_with_ratios_to_its_offline_bleu():
+    rows = trained_rows({"w3": {3: (900, 24.0), 7: (1900, 30.0)},
+                         "off": {3: (1000, 20.0), 7: (2000, 32.0)}})
+    offline = pd.DataFrame([{"model": "w3", "policy": "offline", "BLEU": 36.0},
+                            {"model": "off", "policy": "offline", "BLEU": 40.0}])
+    table = p22.trained_table(pd.concat([rows, offline], ignore_index=True), "off", {"w3": 3})
+    assert list(table.model) == ["off", "w3"] and list(table.k_train) == ["offline", "3"]
+    assert list(table["/ offline model"]) == pytest.approx([1.0, 0.9])  # 36 / 40
+    assert list(table["BLEU k=3"]) == [20.0, 24.0] and list(table["LAAL k=7"]) == [2000, 1900]
+    multipath = p22.trained_table(pd.concat([rows, offline], ignore_index=True), "off",
+                                  {"w3": [1, 3, 5]})
+    assert multipath.k_train.iloc[1] == "1, 3, 5"

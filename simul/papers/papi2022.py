@@ -186,6 +186,30 @@ def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str]) -> l
     ]
 
 
+def trained_table(summary: pd.DataFrame, offline: str, k_train: dict[str, object]) -> pd.DataFrame:
+    """§3's models side by side on a :func:`trained_spec` sweep: one row per model (the
+    offline one first), its k_train (``k_train``: label → k or list of k; none for the
+    offline model), its BLEU with the whole input (offline greedy), that BLEU as a fraction
+    of the offline model's (issue bar: ≥ 0.8), then BLEU and LAAL at every k_test."""
+    off = summary[summary.policy == "offline"].set_index("model").BLEU
+    p = points(summary)
+    p = p[p.detection == "fixed"]
+    ks = sorted(set(p.k))
+    rows = []
+    for model in [offline, *(m for m in dict.fromkeys(summary.model) if m != offline)]:
+        kt = k_train.get(model)
+        row = {"model": model,
+               "k_train": "offline" if model == offline else
+               (", ".join(map(str, kt)) if isinstance(kt, list) else str(kt)),
+               "BLEU offline": float(off.get(model, math.nan)),
+               "/ offline model": float(off.get(model, math.nan) / off.get(offline, math.nan))}
+        by_k = p[p.model == model].set_index("k")
+        row.update({f"BLEU k={k}": float(by_k.BLEU.get(k, math.nan)) for k in ks})
+        row.update({f"LAAL k={k}": float(by_k.LAAL.get(k, math.nan)) for k in ks})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def points(summary: pd.DataFrame) -> pd.DataFrame:
     """The wait-k rows of a summary with plain ``k`` and ``detection`` columns."""
     w = summary[summary.policy == "wait_k_words"]
