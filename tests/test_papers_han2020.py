@@ -228,3 +228,11 @@ def test_ktest_claim_leaves_out_a_multi_path_model():
     (claim,) = han2020.ktest_claims(rows, {"w7": 7, "mp": [3, 5, 7]})
     assert claim.evidence.effect == pytest.approx(2.0)
     assert "mp" not in claim.detail
+
+
+def test_ktest_claim_of_the_eos_alternative_is_marked():
+    rows = trained_rows({"w7": {5: 23.0, 7: 25.0}})
+    (claim,) = han2020.ktest_claims(rows, {"w7": 7}, eos_allowed=True)
+    assert claim.id == "H20-table6-trained-eos"
+    assert claim.text.startswith("[EOS allowed while reading")
+    assert claim.evidence.effect == pytest.approx(2.0)

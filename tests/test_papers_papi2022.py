@@ -207,6 +207,13 @@ def test_trained_spec_decodes_every_model_on_the_trained_schedule():
     assert len(sweep.expand(s["policies"], "spec")) == 3
 
 
+def test_trained_spec_shows_the_eos_alternative_on_request():
+    s = p22.trained_spec(["off"], "en-es", "tst-COMMON", "o", word_ms=280.0, ks=[3],
+                         avoid_eos=False)
+    assert s["policies"][0]["fixed"]["avoid_eos_while_reading"] is False
+    assert s["policies"][0]["fixed"]["force_finish"] is True
+
+
 def trained_rows(curves: dict[str, dict[int, tuple[float, float]]]) -> pd.DataFrame:
     """{model: {k: (LAAL, BLEU)}} as fixed-detection wait-k rows."""
     return pd.DataFrame([{"model": m, "policy": "wait_k_words", "param_k": k,
@@ -225,6 +232,17 @@ def test_trained_claims_offline_better_at_high_latency_trained_better_at_low():
     assert high.evidence.effect == pytest.approx(3.0) and high.holds
     assert low.evidence.effect == pytest.approx(6.0) and low.holds
     assert "+2.0 at 1500 ms" in high.detail and "+6.0 at 500 ms" in low.detail
+
+
+def test_trained_claims_of_the_eos_alternative_are_marked_and_measured_alike():
+    rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0), 7: (2500, 40.0)},
+                         "w3": {3: (500, 16.0), 5: (1500, 28.0), 7: (2500, 36.0)}})
+    plain = {c.id: c for c in p22.trained_claims(rows, "off", ["w3"])}
+    marked = {c.id: c for c in p22.trained_claims(rows, "off", ["w3"], eos_allowed=True)}
+    assert set(marked) == {"P22-offline-vs-trained-eos", "P22-trained-low-eos"}
+    for claim_id, claim in marked.items():
+        assert claim.text.startswith("[EOS allowed while reading, not A.2's setting] ")
+        assert claim.evidence.effect == plain[claim_id.removesuffix("-eos")].evidence.effect
 
 
 def test_trained_claims_take_the_worst_trained_model_at_high_latency():

@@ -29,12 +29,19 @@ FIXED_BEST = "fixed Δt (best per bucket)"
 WORD, PHONEME = "oracle word boundaries", "oracle phoneme boundaries"
 
 KNOWN_GAPS = {
-    "M20-CA": "CA−NCA falls for Δt ≥ 200 ms (302→197 ms); at 120 ms hypotheses end at an early "
-              "EOS (4–9 words), so less computation accumulates",
+    "M20-AL-k": "one unit per phoneme boundary (≈ 80 ms) outruns the speech: the model ends at an "
+                "early EOS (hypotheses 0.29–0.49 of the reference's length), and AL_M20 of such "
+                "truncated outputs dips at 3 of 9 steps (k 1→2, 7→8, 9→10, by 13–23 ms)",
+    "M20-word": "one unit per oracle word lags (≈ 2 BPE units per source word): the word front "
+                "starts at AL_M20 3070 ms with BLEU 61.9 (k=1) where the fixed front (280 ms, "
+                "k 7–8) is at 67.8–69.0; above 3.6 s both are at the offline 69",
+    "M20-CA": "CA−NCA falls for Δt ≥ 280 ms (398→294 ms) but is lowest at 120 ms (182): there "
+              "hypotheses end at an early EOS (0.42 of the reference's length; 0.95–0.99 from "
+              "280 ms), so less computation accumulates",
 }
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
-``tests/test_reproduce_full.py``. Measured on the corpus-v1 models (analysis in
-``docs/claims_full_run.md``); an undecided claim is not a gap."""
+``tests/test_reproduce_full.py``. Measured on the corpus-v2 Conformer (40 tst-COMMON
+segments; analysis in ``docs/claims_full_run.md``); an undecided claim is not a gap."""
 
 
 def spec(models: list[str], pair: str, splits: list[str], output: str, *, corpus=None,

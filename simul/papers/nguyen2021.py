@@ -33,12 +33,13 @@ FIGURE3_X = "AL_orig"
 word) in which the cascade's authors measured it."""
 
 KNOWN_GAPS = {
-    "N21-BPE": "k=100, s=10, N=2 writes 20 units/s: the BPE models close sentences early "
-               "(0.61 / 0.42 of the reference's words vs 0.85 for chars), last word at |X|",
+    "N21-BPE": "k=100, s=10, N=2 writes 20 units/s, far ahead of the speech: bpe-large closes "
+               "its hypothesis with an early '?' (0.44 of the reference's words, 21/40 under "
+               "half; chars 0.80, 3/40) and its last word is charged at |X|: AL 1887 vs 604 ms",
 }
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
-``tests/test_reproduce_full.py``. Measured on the corpus-v1 models (analysis in
-``docs/claims_full_run.md``); an undecided claim is not a gap."""
+``tests/test_reproduce_full.py``. Measured on the corpus-v2 models (40 tst-COMMON segments;
+analysis in ``docs/claims_full_run.md``); an undecided claim is not a gap."""
 
 
 def spec(models: list[str], pair: str, splits: list[str], output: str, *, ks=KS,

@@ -30,7 +30,7 @@ names, :mod:`simul.models.waitk_decoder`), k_train 3, 7 and multi-path."""
 
 KNOWN_GAPS: dict[str, str] = {}
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
-``tests/test_reproduce_full.py``. Measured on the corpus-v1 models (analysis in
+``tests/test_reproduce_full.py``. Measured on the corpus-v2 models: none (analysis in
 ``docs/claims_full_run.md``); an undecided claim is not a gap."""
 
 
@@ -120,17 +120,19 @@ def training_schedule(model: str) -> dict:
 
 
 def trained_spec(models: list[str], pair: str, split: str, output: str, *, word_ms: float,
-                 ks=KS, corpus=None, max_utterances=None) -> dict:
+                 ks=KS, corpus=None, max_utterances=None, avoid_eos: bool = True) -> dict:
     """A sweep spec for §3's comparison: every model of ``models`` (the offline one and
     those trained in simultaneous mode) decoded by wait-k over words with fixed detection,
     one word per ``word_ms`` — the schedule the trained models learned — at every k_test of
-    ``ks``, with force_finish and avoid_eos_while_reading (the Conformer's setting, A.2),
-    and offline greedy (the trained models' quality with the whole input)."""
+    ``ks``, with force_finish and avoid_eos_while_reading (the Conformer's setting, A.2;
+    ``avoid_eos=False``: the shown alternative, where an end of sentence predicted while
+    reading makes the policy read on instead of writing the next best unit), and offline
+    greedy (the trained models' quality with the whole input)."""
     step = float(round(word_ms))
     policies = [
         {"policy": "wait_k_words", "grid": {"k": list(ks)},
          "fixed": {"detection": "fixed", "word_ms": step, "chunk_ms": step,
-                   "force_finish": True, "avoid_eos_while_reading": True}},
+                   "force_finish": True, "avoid_eos_while_reading": bool(avoid_eos)}},
         {"policy": "offline"},
     ]
     return notebook.spec(list(models), pair, [split], output, policies, corpus=corpus,
@@ -154,13 +156,22 @@ def _offline_minus_trained(offline: str, trained: list[str], *, low: bool):
     return statistic
 
 
-def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str]) -> list[Claim]:
+EOS_VARIANT = ("-eos", "[EOS allowed while reading, not A.2's setting] ")
+"""Claim id suffix and text prefix of the claims measured with avoid_eos_while_reading off
+(``eos_allowed=True`` of :func:`trained_claims` and :func:`simul.papers.han2020.ktest_claims`)."""
+
+
+def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str], *,
+                   eos_allowed: bool = False) -> list[Claim]:
     """§3 and §7's answer to the title on a :func:`trained_spec` sweep (models by label):
     the offline-trained model is on par with or better than the ones trained in
     simultaneous mode at medium and high latency (smallest mean curve gap offline −
     trained, BLEU at matched LAAL ≥ 1000 ms: holds when better, undecided when on par,
     contradicted when a trained model is better), and a trained model may win at low
-    latency (largest mean gap trained − offline below 1000 ms)."""
+    latency (largest mean gap trained − offline below 1000 ms). ``eos_allowed``: the sweep
+    of ``trained_spec(..., avoid_eos=False)``; the ids get :data:`EOS_VARIANT`'s suffix and
+    the texts its prefix."""
+    suffix, prefix = EOS_VARIANT if eos_allowed else ("", "")
     p = points(summary)
     p = p[p.detection == "fixed"]
     off = p[p.model == offline]
@@ -170,16 +181,16 @@ def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str]) -> l
            + _gaps_text(p[p.model == t], off, min_x=-math.inf, max_x=MEDIUM_LATENCY_MS)
            for t in trained]
     return [
-        Claim.measured("P22-offline-vs-trained", "the offline-trained model is on par with or "
-                       "better than the models trained in simultaneous mode at medium/high "
-                       "latency (LAAL ≥ 1000 ms; smallest mean curve gap offline − trained, "
-                       "BLEU; undecided: on par)",
+        Claim.measured(f"P22-offline-vs-trained{suffix}", f"{prefix}the offline-trained model "
+                       "is on par with or better than the models trained in simultaneous mode "
+                       "at medium/high latency (LAAL ≥ 1000 ms; smallest mean curve gap "
+                       "offline − trained, BLEU; undecided: on par)",
                        evaluate(summary, _offline_minus_trained(offline, trained, low=False),
                                 claimed="greater", metrics=("LAAL",)),
                        "; ".join(high), needs_full_run=True),
-        Claim.measured("P22-trained-low", "a model trained in simultaneous mode may beat the "
-                       "offline one at low latency (LAAL < 1000 ms; largest mean curve gap "
-                       "trained − offline, BLEU)",
+        Claim.measured(f"P22-trained-low{suffix}", f"{prefix}a model trained in simultaneous "
+                       "mode may beat the offline one at low latency (LAAL < 1000 ms; "
+                       "largest mean curve gap trained − offline, BLEU)",
                        evaluate(summary, _offline_minus_trained(offline, trained, low=True),
                                 claimed="greater", metrics=("LAAL",)),
                        "; ".join(low), needs_full_run=True),

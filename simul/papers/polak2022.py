@@ -49,22 +49,17 @@ REGIMES_MS = {"low": 1000.0, "medium": 2000.0, "high": 4000.0}
 """Table 2: the IWSLT 2022 latency regimes of En-De (AL ≤ 1 s, ≤ 2 s, ≤ 4 s)."""
 
 KNOWN_GAPS = {
-    "K22-chunk-AL": "LA-2 at 250 ms commits a premature sentence end in 85% of segments; two 1–2 "
-                    "word hypotheses (AL 8461, 7362 ms) lift the mean; the medians grow",
-    "K22-chunk-dominates": "SP-2 (beam 5) is near-offline even at 250 ms while Hold-6 lags 6 "
-                           "units; 5.1 s segments cap the chunk-size range (1495 vs 1890 ms)",
-    "K22-LA2-best": "LA-2's truncated 250 ms point (BLEU 15.3 at AL 1781) dents its curve; "
-                    "without it LA-2 is within 0.7 BLEU of the best rule",
-    "K22-SP1-worst": "the mean over chunk sizes ignores latency: Hold-3/6 run at far lower AL than "
-                     "SP-1 (beam 5, conservative); at matched AL SP-1 is below 5 of 6 rules",
-    "K22-initial-wait": "LA-2/250 ms: the 2 s wait lengthens two truncated outliers (AL 8461→1599,"
-                        " 7362→2517 ms); the median and 29/40 segments rise",
-    "K22-AL-negative-long": "1 of 28 negative-AL decodes has |Y| = |Y*| = 24 (Hold-3, 500 ms): "
-                            "bursts of 3 words ahead of the ideal pace give AL −49 ms",
+    "K22-chunk-dominates": "SP-2 (beam 5, two beams must agree) waits 2.3–3.3 s longer than "
+                           "Hold-6 at every chunk size (AL 3192 vs 932 ms at 250 ms): the rule "
+                           "spreads AL more (2716 ms) than chunks of 250–2000 ms do (2141 ms)",
+    "K22-LA2-best": "LA-2 at 250 ms commits premature sentence ends that two short-chunk "
+                    "hypotheses share (36/40 segments with more '.'/'?' than the reference; "
+                    "7/40 at 500 ms): BLEU 31.5 at AL 1196 ms, below Hold-3's and Hold-6's "
+                    "curves there (−12.6, −5.0); within 0.6 of or above SP-1, SP-2, Hold-12",
 }
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
-``tests/test_reproduce_full.py``. Measured on the corpus-v1 models (analysis in
-``docs/claims_full_run.md``); an undecided claim is not a gap."""
+``tests/test_reproduce_full.py``. Measured on the corpus-v2 Conformer (40 tst-COMMON
+segments; analysis in ``docs/claims_full_run.md``); an undecided claim is not a gap."""
 
 _NAMES = {"hold": "Hold", "la": "LA", "sp": "SP"}
 
