@@ -18,30 +18,25 @@ import argparse
 import os
 
 import pandas as pd
+from offline_by_engine import SPLITS, split_records  # benchmarks/, beside this script
 
 from simul.claims import bleu_difference
-from simul.corpus import DEFAULT_ROOT, stats
-from simul.decode import offline_records
 from simul.metrics.quality import corpus_quality
 from simul.models import zoo
 
-SPLITS = ("tst-COMMON", "tst-HE")
 ENGINES = ("all", "espeak-ng", "festival")
-
-
-def decode(name: str, pair: str, split: str, max_utterances: int | None) -> list:
-    model = zoo.load(name)
-    return list(offline_records(model, model_name=str(name), pair=pair, split=split,
-                                max_utterances=max_utterances))
 
 
 def compare(names: list[str], pair: str, max_utterances: int | None,
             resamples: int) -> pd.DataFrame:
     control, *others = names
+    models = {name: zoo.load(name) for name in names}  # loaded once for both splits
     rows = []
     for split in SPLITS:
-        recs = {name: decode(name, pair, split, max_utterances) for name in names}
-        engines = stats.engines(DEFAULT_ROOT, pair, split)[: len(recs[control])]
+        recs, engines = {}, []
+        for name in names:
+            recs[name], engines = split_records(models[name], name, pair, split,
+                                                max_utterances)
         for engine in ENGINES:
             idx = [i for i, e in enumerate(engines) if engine in ("all", e)]
             if not idx:

@@ -25,16 +25,23 @@ from simul.models import zoo
 SPLITS = ("tst-COMMON", "tst-HE")
 
 
+def split_records(model, name: str, pair: str, split: str,
+                  max_utterances: int | None) -> tuple[list, list[str]]:
+    """Offline greedy records of the first ``max_utterances`` segments of ``split`` and the
+    synthesizer of each."""
+    recs = list(offline_records(model, model_name=str(name), pair=pair, split=split,
+                                max_utterances=max_utterances))
+    return recs, stats.engines(DEFAULT_ROOT, pair, split)[: len(recs)]
+
+
 def measure(name: str, max_utterances: int | None) -> list[dict]:
     model = zoo.load(name)
     pair = json.loads((zoo.MODELS_DIR / name / "simul.json").read_text())["pair"]
     rows = []
     for split in SPLITS:
         t0 = time.monotonic()
-        recs = list(offline_records(model, model_name=name, pair=pair, split=split,
-                                    max_utterances=max_utterances))
+        recs, engines = split_records(model, name, pair, split, max_utterances)
         seconds = time.monotonic() - t0
-        engines = stats.engines(DEFAULT_ROOT, pair, split)[: len(recs)]
         for engine in ("all", "espeak-ng", "festival"):
             picked = [r for r, e in zip(recs, engines, strict=True) if engine in ("all", e)]
             if not picked:

@@ -269,3 +269,22 @@ def test_trained_table_puts_the_offline_model_first_with_ratios_to_its_offline_b
     multipath = p22.trained_table(pd.concat([rows, offline], ignore_index=True), "off",
                                   {"w3": [1, 3, 5]})
     assert multipath.k_train.iloc[1] == "1, 3, 5"
+
+
+def test_figure_trained_draws_nca_and_ca_panels_with_the_medium_latency_line():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0)},
+                         "w3": {3: (600, 16.0), 5: (1600, 28.0)}})
+    rows["LAAL_CA"] = rows.LAAL + 250.0
+    fig = p22.figure_trained(rows, "title")
+    left, right = fig.axes
+    assert left.get_xlabel().startswith("LAAL")
+    assert left.get_legend() is None and right.get_legend() is not None
+    # one curve per model (LAAL left, LAAL_CA right), and the line at 1000 ms in each
+    for ax, shift in ((left, 0.0), (right, 250.0)):
+        xs = sorted(tuple(line.get_xdata()) for line in ax.lines)
+        assert (1000.0, 1000.0) in xs
+        assert (500.0 + shift, 1500.0 + shift) in xs and (600.0 + shift, 1600.0 + shift) in xs
+    assert fig._suptitle.get_text() == "title"

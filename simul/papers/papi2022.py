@@ -223,6 +223,22 @@ def trained_table(summary: pd.DataFrame, offline: str, k_train: dict[str, object
     return pd.DataFrame(rows)
 
 
+def figure_trained(summary: pd.DataFrame, title: str):
+    """§3's figure from a :func:`trained_spec` sweep: LAAL (left) and computation-aware LAAL
+    (right) against BLEU, one curve per model (labels: k_test), a dotted line at the 1000 ms
+    boundary between low and medium latency."""
+    from simul import plots
+
+    fig, axes = plots.panels(2)
+    for ax, x in zip(axes, ["LAAL", "LAAL_CA"], strict=True):
+        plots.tradeoff(points(summary), x=x, y="BLEU", hue="model", order_by="k",
+                       annotate="k", ax=ax)
+        ax.axvline(MEDIUM_LATENCY_MS, ls=":", lw=1, color="0.4")
+    axes[0].get_legend().remove()
+    fig.suptitle(title)
+    return fig
+
+
 def points(summary: pd.DataFrame) -> pd.DataFrame:
     """The wait-k rows of a summary with plain ``k`` and ``detection`` columns."""
     w = summary[summary.policy == "wait_k_words"]
