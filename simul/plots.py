@@ -38,10 +38,12 @@ def style() -> None:
 
 def tradeoff(data: pd.DataFrame, *, x: str = "LAAL", y: str = "BLEU", hue: str | None = None,
              style_by: str | None = None, order_by: str | None = None, ax=None,
-             title: str = "", annotate: str | None = None, markers: bool = True):
+             title: str = "", annotate: str | None = None, markers: bool = True,
+             legend_outside: bool = False):
     """Latency (x) against quality (y), one line per ``hue`` × ``style_by`` group, points
     joined in order of ``order_by`` (default: x). ``annotate`` labels each point with that
-    column's value (e.g. ``k``)."""
+    column's value (e.g. ``k``). ``legend_outside`` puts the legend right of the axes, for
+    figures whose curves fill the corners (widen the figure for it)."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.4))
     groups = [c for c in (hue, style_by) if c]
@@ -59,6 +61,8 @@ def tradeoff(data: pd.DataFrame, *, x: str = "LAAL", y: str = "BLEU", hue: str |
     ax.set_ylabel(axis_label(y))
     if title:
         ax.set_title(title)
+    if legend_outside and ax.get_legend() is not None:
+        sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     return ax
 
 

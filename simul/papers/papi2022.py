@@ -229,9 +229,10 @@ def figure_trained(summary: pd.DataFrame, title: str):
     boundary between low and medium latency."""
     from simul import plots
 
+    curves = points(summary)
     fig, axes = plots.panels(2)
     for ax, x in zip(axes, ["LAAL", "LAAL_CA"], strict=True):
-        plots.tradeoff(points(summary), x=x, y="BLEU", hue="model", order_by="k",
+        plots.tradeoff(curves, x=x, y="BLEU", hue="model", order_by="k",
                        annotate="k", ax=ax)
         ax.axvline(MEDIUM_LATENCY_MS, ls=":", lw=1, color="0.4")
     axes[0].get_legend().remove()
