@@ -15,7 +15,7 @@ APT_PACKAGES := espeak-ng libespeak-ng1 festival festvox-kallpc16k festvox-kdlpc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SITE := $(VENV)/lib/python3.11/site-packages
 
-.PHONY: setup apt venv corpus test lint reproduce bench clean
+.PHONY: setup apt venv corpus test lint reproduce bench docs clean
 
 setup: apt venv
 
@@ -32,9 +32,9 @@ venv: $(VENV)/.setup-done
 
 # torch first, from its CPU build, so nothing later can pull CUDA wheels; espnet with
 # --no-deps (its setuptools<74 pin conflicts with torch 2.13) plus its run-time needs;
-# torchaudio without its compiled extension (see README, "Setup notes").
+# torchaudio without its compiled extension (see docs/reference/setup.md).
 $(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/espnet-runtime.txt \
-		requirements/test.txt
+		requirements/test.txt requirements/docs.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "simul needs Python 3.11"'
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PIP) torch==2.13.0
@@ -43,6 +43,7 @@ $(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/es
 	$(PIP) --no-deps -r requirements/test.txt
 	rm -f $(SITE)/torchaudio/lib/*.so
 	$(PIP) -c requirements/constraints.txt --no-build-isolation -e '.[dev,lab]'
+	$(PIP) -c requirements/constraints.txt -r requirements/docs.txt
 	$(PY) -m simul.envcheck
 	touch $@
 
@@ -50,11 +51,13 @@ $(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/es
 corpus: setup
 	$(SIMUL) corpus build --root $(CORPUS)
 
+# ruff, and the architecture contract of pyproject.toml ([tool.importlinter]): no import
+# circle, no import from a higher layer.
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 
-test: setup corpus
-	$(VENV)/bin/ruff check .
+test: setup corpus lint
 	$(PY) -m pytest -q
 
 # Every notebook on the embedded corpus (figures/, notebooks/executed/), then the claims.
@@ -63,9 +66,17 @@ reproduce: setup corpus
 	$(SIMUL) reproduce
 	$(PY) -m pytest -q -m full_run tests/test_reproduce_full.py -rxX
 
-# Shared vs naive sweep of N21's grid, real-time factors and CA overheads (prints ratios).
+# Shared vs naive sweep of N21's grid, real-time factors and CA overheads (prints ratios);
+# QUICK=1: the smoke run (two segments, a small grid, one model) that the tests run.
 bench: setup corpus
-	$(PY) benchmarks/sweep.py
+	$(PY) benchmarks/sweep.py $(if $(QUICK),--quick)
+
+# The documentation site in site/: mkdocs --strict (a broken link or a missing API object
+# fails); the notebooks as pages, their executed copies where make reproduce left them
+# (docs/hooks.py), nothing executed.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) $(CORPUS) notebooks/executed figures/*/
+	rm -rf $(VENV) $(CORPUS) notebooks/executed figures/*/ site docs/notebooks docs/guide.md \
+		docs/changelog.md

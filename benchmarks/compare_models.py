@@ -22,7 +22,7 @@ from offline_by_engine import SPLITS, split_records  # benchmarks/, beside this 
 
 from simul.claims import bleu_difference
 from simul.metrics.quality import corpus_quality
-from simul.models import zoo
+from simul.models.loader import load
 
 ENGINES = ("all", "espeak-ng", "festival")
 
@@ -30,7 +30,7 @@ ENGINES = ("all", "espeak-ng", "festival")
 def compare(names: list[str], pair: str, max_utterances: int | None,
             resamples: int) -> pd.DataFrame:
     control, *others = names
-    models = {name: zoo.load(name) for name in names}  # loaded once for both splits
+    models = {name: load(name) for name in names}  # loaded once for both splits
     rows = []
     for split in SPLITS:
         recs, engines = {}, []

@@ -19,7 +19,7 @@ import torch
 
 from simul import corpus
 from simul.corpus import DEFAULT_ROOT
-from simul.models import zoo
+from simul.models.loader import load
 from simul.policies import make
 from simul.simulate import simulate
 
@@ -44,7 +44,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     segs = corpus.load_list(DEFAULT_ROOT, "en-es", "tst-COMMON", limit=args.utterances)
 
-    blstm, totals = zoo.load("blstm_char_en-es"), {}
+    blstm, totals = load("blstm_char_en-es"), {}
     for name in ("encode", "greedy"):
         _timed(blstm, name, totals)
     for seg in segs:
@@ -55,7 +55,7 @@ def main() -> None:
     print(f"blstm_char_en-es, 100 ms reads, {args.threads} thread(s): " + ", ".join(
         f"{k} {1000 * t / n:.2f} ms/call ({n})" for k, (n, t) in totals.items()))
 
-    conformer, totals = zoo.load("conformer_bpe_en-es"), {}
+    conformer, totals = load("conformer_bpe_en-es"), {}
     for name in ("encode", "beam_search"):
         _timed(conformer, name, totals)
     policy = make("onlinization", {"chunk_ms": 1000.0, "rule": "la", "n": 2, "beam": 5})

@@ -26,6 +26,8 @@ import torch
 
 from simul import sweep
 from simul.corpus import DEFAULT_ROOT
+from simul.models import registry
+from simul.sweep import executors
 
 POLICY_SETS = {
     # N21's grid (BLSTM, reads every 100 ms or 200 ms)
@@ -47,11 +49,11 @@ def records(path: str) -> list[dict]:
 
 def encode_only(models: list[str], split: str, corpus: str) -> None:
     from simul.corpus import load
-    from simul.models import zoo
+    from simul.models import loader
 
     segments = list(load(corpus, "en-es", split, limit=8))
     for name in models:
-        model = zoo.load(name)
+        model = loader.load(name)
         for seconds in (1.0, 3.0):
             n = int(seconds * 16000)
             prefixes = [s.audio[:n] for s in segments if s.audio.size >= n]
@@ -85,8 +87,8 @@ def main() -> None:
         encode_only(args.encode_only, args.split[0], args.corpus)
         return
     ref = sweep.resolve_model(args.model)
-    pair = args.pair or json.loads((Path(ref.directory) / "simul.json").read_text())["pair"]
-    sweep._model(ref)  # load (and import ESPnet) before either timing
+    pair = args.pair or registry.pair(ref.directory)
+    executors._model(ref)  # load (and import ESPnet) before either timing
     tables, wall = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in (1, args.lockstep):

@@ -11,16 +11,16 @@ one is. Prints one row per (model, split, engine) and the ratios tst-HE / tst-CO
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 import pandas as pd
 
 from simul.corpus import DEFAULT_ROOT, stats
-from simul.decode import offline_records
+from simul.decode_split import offline_records
 from simul.metrics.quality import corpus_quality
-from simul.models import zoo
+from simul.models import registry
+from simul.models.loader import load
 
 SPLITS = ("tst-COMMON", "tst-HE")
 
@@ -35,8 +35,8 @@ def split_records(model, name: str, pair: str, split: str,
 
 
 def measure(name: str, max_utterances: int | None) -> list[dict]:
-    model = zoo.load(name)
-    pair = json.loads((zoo.MODELS_DIR / name / "simul.json").read_text())["pair"]
+    model = load(name)
+    pair = registry.pair(name)
     rows = []
     for split in SPLITS:
         t0 = time.monotonic()
@@ -64,7 +64,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "2")
     rows = []
-    for name in args.models or zoo.shipped_translators():
+    for name in args.models or registry.shipped_translators():
         rows += measure(name, args.max_utterances)
     table = pd.DataFrame(rows)
     print(table.to_string(index=False))

@@ -45,7 +45,7 @@ def rates(models: list[str], pair: str, split: str, utterances: int) -> pd.DataF
     """Per model: reference units per second of source audio; per source: words and
     phonemes per second (the corpus alignments), over the first ``utterances`` segments."""
     from simul.corpus import DEFAULT_ROOT, load_list
-    from simul.models import zoo
+    from simul.models.loader import load
 
     segments = load_list(DEFAULT_ROOT, pair, split, limit=utterances, with_audio=False)
     seconds = sum(s.duration_ms for s in segments) / 1000.0
@@ -54,7 +54,7 @@ def rates(models: list[str], pair: str, split: str, utterances: int) -> pd.DataF
             {"what": "source phonemes (oracle boundaries)",
              "per_second": sum(len(s.alignment.phonemes) for s in segments) / seconds}]
     for name in models:
-        model = zoo.load(name)
+        model = load(name)
         units = sum(len(model.encode_text(s.target)) for s in segments)
         rows.append({"what": f"target units of {name} ({model.unit_type})",
                      "per_second": units / seconds})

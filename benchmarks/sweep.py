@@ -1,10 +1,11 @@
 """Sweep benchmark: shared vs naive decoding of a grid, and the cost of simultaneous decoding.
 
     python benchmarks/sweep.py [--model blstm_char_en-es] [--utterances 50]    (make bench)
+    python benchmarks/sweep.py --quick                                       (make bench QUICK=1)
 
 1. Nguyen et al. 2021's 12-setting grid (k ∈ {100, 200}, s ∈ {10, 20}, N ∈ {1, 2, 3}) over
    the first tst-COMMON segments, twice in this process: naive (every setting re-encodes
-   every prefix itself) and shared (:mod:`simul.shared`). Prints both wall times, the
+   every prefix itself) and shared (:mod:`simul.sweep.calls`). Prints both wall times, the
    speedup and whether the records are identical (everything but the measured times).
 2. For every shipped model (or those named): the real-time factor of single-utterance
    simultaneous decoding (compute time / audio duration) under a representative policy,
@@ -17,7 +18,13 @@
    scoring, exact early stop, :mod:`simul.models.decoder_scorers`): wall time, CA overhead,
    and whether the units are identical.
 
-Ratios are measured in one run on one machine; they are printed, never asserted.
+Ratios are measured in one run on one machine; they are printed, never asserted. Every
+sweep here runs with the record store off, so each record is decoded (and timed) in this run.
+
+``--quick`` is a smoke run that finishes in about a minute on two cores: two segments, a
+4-setting grid, the grid's model alone in part 2 on one torch thread, and no part 3
+(explicit options still apply). Its ratios are measured like the full run's but on far
+less, and are labelled so.
 """
 
 from __future__ import annotations
@@ -31,15 +38,22 @@ import time
 from pathlib import Path
 
 import torch
-import yaml
 
 from simul import sweep
 from simul.corpus import DEFAULT_ROOT
-from simul.models import zoo
-from simul.models.espnet_st import resolve_model_dir
+from simul.models import registry
+from simul.models.loader import load
+from simul.sweep import executors
 
 N21_GRID = {"policy": "wait_k_frames", "grid": {"k": [100, 200], "s": [10, 20], "n": [1, 2, 3]},
             "fixed": {"maxlenratio": 1.0}}
+QUICK_GRID = {"policy": "wait_k_frames", "grid": {"k": [100, 200], "s": [10], "n": [1, 2]},
+              "fixed": {"maxlenratio": 1.0}}
+# --quick's defaults: two segments everywhere, one torch thread throughout (several threads
+# on a busy machine, a test run beside other jobs, slow decoding down many times over), no
+# beam-search comparison.
+QUICK_DEFAULTS = {"utterances": 2, "where": 2, "cost_utterances": 2, "cost_threads": 1,
+                  "beam_model": ""}
 REPRESENTATIVE = {  # a policy each model's paper runs, by model family
     "blstm": {"policy": "wait_k_frames", "settings": [{"k": 100, "s": 10, "n": 1}]},
     "conformer": {"policy": "onlinization",
@@ -57,15 +71,18 @@ def _records(out: Path, table) -> list[list[dict]]:
     return rows
 
 
-def grid(model: str, pair: str, utterances: int, corpus: Path, tmp: Path) -> None:
-    print(f"## N21 grid: 12 settings × {utterances} tst-COMMON segments, {model}")
+def grid(model: str, pair: str, utterances: int, corpus: Path, tmp: Path, policy: dict,
+         note: str = "") -> None:
+    n_settings = len(sweep.expand([policy], "benchmark"))
+    name = "N21 grid" if policy is N21_GRID else "grid"
+    print(f"## {name}: {n_settings} settings × {utterances} tst-COMMON segments, {model}")
     wall = {}
     tables = {}
-    sweep._model(sweep.resolve_model(model))  # load (and import ESPnet) before either timing
+    executors._model(sweep.resolve_model(model))  # load (and import ESPnet) before either timing
     for share in (False, True):
         spec = {"models": [model], "pair": pair, "splits": ["tst-COMMON"], "corpus": str(corpus),
                 "max_utterances": utterances, "output": str(tmp / f"share_{share}"),
-                "policies": [N21_GRID], "share": share}
+                "policies": [policy], "share": share, "store": False}
         t0 = time.perf_counter()
         tables[share] = sweep.run(spec, workers=1, progress=False)
         wall[share] = time.perf_counter() - t0
@@ -73,25 +90,26 @@ def grid(model: str, pair: str, utterances: int, corpus: Path, tmp: Path) -> Non
                                                                      tables[True])
     print(f"naive  {wall[False]:8.1f} s")
     print(f"shared {wall[True]:8.1f} s")
-    print(f"speedup {wall[False] / wall[True]:.1f}×; identical records: {same}")
+    print(f"speedup {wall[False] / wall[True]:.1f}×{note}; identical records: {same}")
     t = tables[True]
     cols = ["setting", "BLEU", "AL", "LAAL", "LAAL_CA"]
     print(t.assign(naive_LAAL_CA=tables[False].LAAL_CA)[cols + ["naive_LAAL_CA"]]
           .to_string(index=False, float_format=lambda x: f"{x:.1f}"))
 
 
-def where_time_goes(model: str, pair: str, utterances: int, corpus: Path) -> None:
-    """The grid's adapter calls with :class:`~simul.shared.SharedCalls` counting them: per
+def where_time_goes(model: str, pair: str, utterances: int, corpus: Path, policy: dict,
+                    note: str = "") -> None:
+    """The grid's adapter calls with :class:`~simul.sweep.calls.SharedCalls` counting them: per
     call, how many the settings made, how many were computed, and the seconds computing
     them. Every call a naive run makes is computed, so ``charged / computed`` seconds bounds
     what sharing can gain on this grid."""
     from simul import corpus as corpora
-    from simul.shared import SharedCalls
     from simul.simulate import simulate
+    from simul.sweep.calls import SharedCalls
 
     print(f"\n## Where the shared grid's time goes: {model}, {utterances} tst-COMMON segments")
-    adapter = sweep._model(sweep.resolve_model(model))
-    settings = sweep.expand([N21_GRID], "benchmark")
+    adapter = executors._model(sweep.resolve_model(model))
+    settings = sweep.expand([policy], "benchmark")
     totals: dict[str, dict[str, float]] = {}
     for seg in corpora.load_list(corpus, pair, "tst-COMMON", limit=utterances):
         shared = SharedCalls(adapter)
@@ -108,19 +126,18 @@ def where_time_goes(model: str, pair: str, utterances: int, corpus: Path) -> Non
     total = sum(c["computed_ms"] for c in totals.values()) / 1e3
     naive = sum(c["charged_ms"] for c in totals.values()) / 1e3
     print(f"model calls: {total:.1f} s shared, {naive:.1f} s if each setting computed its own:"
-          f" sharing gains at most {naive / total:.1f}× on this grid")
+          f" sharing gains at most {naive / total:.1f}× on this grid{note}")
 
 
 def _family(model: str) -> str:
     """"conformer", "transformer" or "blstm", from the model's config (its encoder)."""
-    ref = sweep.resolve_model(model)
-    config, _ = resolve_model_dir(ref.directory)
-    encoder = yaml.safe_load(config.read_text()).get("encoder", "")
+    encoder = registry.config(model).get("encoder", "")
     return encoder if encoder in ("conformer", "transformer") else "blstm"
 
 
-def cost(models: list[str], pair_of: dict, utterances: int, corpus: Path, tmp: Path) -> None:
-    print(f"\n## Simultaneous decoding, one utterance at a time ({utterances} segments)")
+def cost(models: list[str], pair_of: dict, utterances: int, corpus: Path, tmp: Path,
+         note: str = "") -> None:
+    print(f"\n## Simultaneous decoding, one utterance at a time ({utterances} segments){note}")
     print(f"{'model':24s} {'policy':34s} {'RTF':>6s} {'LAAL':>7s} {'LAAL_CA':>8s} "
           f"{'CA−NCA':>7s}")
     for name in models:
@@ -128,7 +145,7 @@ def cost(models: list[str], pair_of: dict, utterances: int, corpus: Path, tmp: P
         spec = {"models": [name], "pair": pair_of[name], "splits": ["tst-COMMON"],
                 "corpus": str(corpus), "max_utterances": utterances,
                 "output": str(tmp / f"cost_{Path(name).name}"),
-                "policies": [REPRESENTATIVE[family]]}
+                "policies": [REPRESENTATIVE[family]], "store": False}
         row = sweep.run(spec, workers=1, progress=False).iloc[0]
         recs = [json.loads(x) for x in (tmp / f"cost_{Path(name).name}" / row.records)
                 .read_text().splitlines()]
@@ -149,7 +166,7 @@ def beam_search(model: str, pair: str, utterances: int, corpus: Path) -> None:
 
     print(f"\n## Beam search inside a policy: {model}, LA-2 at 1 s chunks (beam 5), "
           f"{utterances} tst-COMMON segments")
-    adapter = zoo.load(sweep.resolve_model(model).directory)
+    adapter = load(sweep.resolve_model(model).directory)
     policy = make("onlinization", {"chunk_ms": 1000.0, "rule": "la", "n": 2, "beam": 5})
     segments = corpora.load_list(corpus, pair, "tst-COMMON", limit=utterances)
     rows = {}
@@ -188,21 +205,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--beam-model", default="conformer_bpe_en-es",
                         help="model of the beam-search comparison ['' skips it]")
     parser.add_argument("--beam-utterances", type=int, default=20)
+    parser.add_argument("--quick", action="store_true",
+                        help=f"smoke run: {QUICK_DEFAULTS['utterances']} segments, a "
+                             f"{len(sweep.expand([QUICK_GRID], 'quick'))}-setting grid, "
+                             "--model alone in part 2 on one thread, no part 3")
     args = parser.parse_args(argv)
+    if args.quick:  # quick defaults; options given explicitly still win
+        parser.set_defaults(**QUICK_DEFAULTS)
+        args = parser.parse_args(argv)
+    policy = QUICK_GRID if args.quick else N21_GRID
+    note = " (quick run)" if args.quick else ""
 
     torch.set_num_threads(args.threads)
     print(f"machine: {sweep.machine()}; simul {sweep.git_commit()}")
-    models = args.cost_models if args.cost_models is not None else zoo.shipped_translators()
-    pair_of = {m: (zoo.metrics(m).get("pair") or m.rsplit("_", 1)[-1]) if m in zoo.shipped()
-               else args.pair for m in models}
+    if args.quick:
+        print("quick run: its ratios are measured in this run, on a few segments and a small "
+              "grid; run without --quick for the benchmark's numbers")
+    if args.cost_models is not None:
+        models = args.cost_models
+    else:
+        models = [args.model] if args.quick else registry.shipped_translators()
+    # A model's own pair (its simul.json); --pair for a model directory without one.
+    pair_of = {m: registry.pair(m) or args.pair for m in models}
     with tempfile.TemporaryDirectory(prefix="simul-bench-") as tmp:
         if not args.skip_grid:
-            grid(args.model, args.pair, args.utterances, Path(args.corpus), Path(tmp))
+            grid(args.model, args.pair, args.utterances, Path(args.corpus), Path(tmp), policy,
+                 note)
         if args.where:
-            where_time_goes(args.model, args.pair, args.where, Path(args.corpus))
+            where_time_goes(args.model, args.pair, args.where, Path(args.corpus), policy, note)
         torch.set_num_threads(args.cost_threads)
-        print(f"\n(single-utterance decoding from here: {args.cost_threads} torch threads)")
-        cost(models, pair_of, args.cost_utterances, Path(args.corpus), Path(tmp))
+        threads = f"{args.cost_threads} torch thread" + ("s" if args.cost_threads != 1 else "")
+        print(f"\n(single-utterance decoding from here: {threads})")
+        cost(models, pair_of, args.cost_utterances, Path(args.corpus), Path(tmp), note)
     if args.beam_model:
         beam_search(args.beam_model, args.pair, args.beam_utterances, Path(args.corpus))
     return 0

@@ -2,13 +2,13 @@
 
 A source — a sound file (:func:`read_wav`, optionally a part of it), one segment of a corpus
 (:func:`corpus_segment`) or a microphone (:func:`microphone`, with the optional
-``sounddevice`` package) — is fed to a :class:`~simul.stream.Session` in chunks of
+``sounddevice`` package) — is fed to a :class:`~simul.session.Session` in chunks of
 ``chunk_ms`` (:func:`stream`); every word is handed over as soon as the policy has written
 it, with the source time at which it was written. With ``pace=True`` the chunks are fed
 at the speed of speech (each when its audio would have been heard), so the wall time at
 which a word appears, minus its source time, is the lag a listener would see.
 
-The session's decisions do not depend on the chunking (:mod:`simul.stream`): streaming a
+The session's decisions do not depend on the chunking (:mod:`simul.session`): streaming a
 segment gives the words and delays of :func:`simul.simulate.simulate` on it, at any
 ``chunk_ms`` and with or without pacing. Only the wall and computation times differ.
 
@@ -38,7 +38,7 @@ import numpy as np
 
 from simul.corpus import Alignment
 from simul.models.espnet_st import SAMPLE_RATE
-from simul.stream import Session
+from simul.session import Session
 
 LONG_SOURCE_S = 60.0
 """Beyond this much audio, ``simul stream`` notes that the cost grows with the length."""
@@ -362,6 +362,14 @@ def summary(result: Result) -> list[str]:
     return lines
 
 
+def source_pair(pair: str | None, model: str) -> str:
+    """The pair a ``--segment`` is read in: ``pair`` when given, else the model's own (its
+    simul.json), else :data:`~simul.models.registry.DEFAULT_PAIR`."""
+    from simul.models import registry
+
+    return pair or registry.pair(model) or registry.DEFAULT_PAIR
+
+
 def open_source(*, wav: str | None = None, segment: str | None = None, mic: bool = False,
                 start_s: float | None = None, duration_s: float | None = None,
                 chunk_ms: float = 100.0, corpus: str | Path = "", pair: str = "",
@@ -389,7 +397,7 @@ def main_stream(*, model: str, policy: str, settings: dict[str, str], source: So
                 chunk_ms: float = 100.0, realtime: bool = False, out=None, err=None) -> int:
     """``simul stream``: load the model, stream ``source``, print each word as it is
     written, then a summary. Input errors are raised before the model is loaded."""
-    from simul.models import zoo
+    from simul.models import loader
     from simul.policies import make
 
     out, err = out or sys.stdout, err or sys.stderr
@@ -407,7 +415,7 @@ def main_stream(*, model: str, policy: str, settings: dict[str, str], source: So
              f"--start/--duration stream a part (or --segment one sentence of a corpus)")
     paced = realtime or source.audio is None
     try:
-        st_model = zoo.load(model)
+        st_model = loader.load(model)
         setting = ", ".join(f"{k}={v}" for k, v in the_policy.settings().items())
         length = f"{seconds:.2f} s" if seconds is not None else "Ctrl-C to stop"
         tell(f"streaming {source.name} ({length}) — {model}, {the_policy.name}({setting}), "

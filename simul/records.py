@@ -48,7 +48,7 @@ class Record:
     # where it was decoded (simul.models.device.label: "cpu", "cuda:0 (GPU name)"); "" in
     # records written before the field existed (all decoded on the CPU) and in SimulEval logs
     device: str = ""
-    # utterances decoded in lockstep with this one (simul.lockstep: equal-length prefixes
+    # utterances decoded in lockstep with this one (simul.sweep.lockstep: equal-length prefixes
     # encoded in one batch, each encode charged the time of encoding its prefix alone);
     # 1: decoded alone, as every record written before the field existed
     lockstep: int = 1

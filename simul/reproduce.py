@@ -12,8 +12,8 @@ each notebook ``notebooks/<name>.ipynb`` (its grid, tables and claims in the mod
 a temporary folder); the full run uses each notebook's own ``max_utterances`` unless
 ``--max-utterances N`` sets one for all (results go to ``runs/n<N>/``, apart from the
 full run's). ``--device cuda`` (or ``cpu``, ``cuda:N``) decodes every notebook's sweeps
-there: the kernels run with ``SIMUL_DEVICE`` set (:data:`simul.notebook.DEVICE_ENV`, read
-by :func:`simul.notebook.setup`), so no notebook needs a parameter for it. The GPU path has
+there: the kernels run with ``SIMUL_DEVICE`` set (:data:`simul.papers.notebook.DEVICE_ENV`, read
+by :func:`simul.papers.notebook.setup`), so no notebook needs a parameter for it. The GPU path has
 not been run on a GPU.
 """
 
@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from simul import store as store_module
-from simul.notebook import DEVICE_ENV
+from simul.papers.notebook import DEVICE_ENV
+from simul.sweep import store as store_module
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = REPO / "notebooks"
@@ -59,7 +59,7 @@ class Notebook:
 
 
 NOTEBOOKS = (
-    Notebook("tutorial", "simul.tutorial",
+    Notebook("tutorial", "simul.papers.tutorial",
              "one utterance, its READ/WRITE timeline, partial outputs",
              # nobody moves sliders in a batch run, and the kernel's widget messages can leave
              # the papermill client waiting for a reply that never comes
@@ -74,7 +74,7 @@ NOTEBOOKS = (
              "K22: onlinization, hold-n / LA-n / SP-n — Figures 1–3, Tables 1–2"),
     Notebook("han2020", "simul.papers.han2020",
              "H20: wait-k with stride and catch-up at decode time — Tables 6–7"),
-    Notebook("compare_policies", "simul.compare_policies",
+    Notebook("compare_policies", "simul.papers.compare_policies",
              "every policy's best curve per model, NCA and CA; cost table"),
 )
 
@@ -133,7 +133,7 @@ def run(only: list[str] | None = None, *, quick: bool = False,
     few utterances), runs one notebook per core, each kernel with one thread. With several
     at once, those not started when one fails are not run.
 
-    The notebooks' sweeps use the record store (:mod:`simul.store`) unless ``store`` is
+    The notebooks' sweeps use the record store (:mod:`simul.sweep.store`) unless ``store`` is
     False: the kernels run with ``SIMUL_STORE`` set to this process's store (absolute: the
     kernels run in ``notebooks/``) or ``off``.
 

@@ -1,6 +1,6 @@
 """The simulator: one utterance, one policy → one :class:`~simul.records.Record`.
 
-It feeds the segment's audio to a streaming session (:class:`simul.stream.Session`, simul's
+It feeds the segment's audio to a streaming session (:class:`simul.session.Session`, simul's
 one decoding path) and ends the stream: the policy reads the source in the steps it asks
 for, with no look-ahead (the encoder sees the features of the prefix read, computed on that
 prefix alone) and without knowing where the source ends. A unit's delay is the source read
@@ -21,15 +21,20 @@ from simul.corpus import Segment
 from simul.models.espnet_st import ESPnetST
 from simul.policies.base import Policy
 from simul.records import Record
-from simul.shared import SharedCalls
-from simul.stream import PolicyError, Session
+from simul.session import PolicyError, Session
 
 __all__ = ["PolicyError", "simulate"]
 
 
-def simulate(model: ESPnetST | SharedCalls, policy: Policy, segment: Segment, *,
+def simulate(model: ESPnetST, policy: Policy, segment: Segment, *,
              model_name: str = "", max_steps: int = 100_000,
              clock: Callable[[], float] | None = None) -> Record:
+    """Decode ``segment`` with ``policy`` on ``model`` and return its record.
+
+    ``model`` is the model adapter, or anything with its calls: a sweep passes a
+    :class:`simul.sweep.calls.SharedCalls` standing in for it, which shares computations
+    between the settings of one utterance (this module does not import the sweep, a layer
+    above it). ``clock`` times the decisions (default: the model's device's clock)."""
     session = Session(model, policy, alignment=segment.alignment, max_steps=max_steps,
                       clock=clock)
     session.finish(segment.audio)

@@ -3,7 +3,7 @@
 SimulEval (Ma et al. 2020) is how the field, IWSLT included, evaluates simultaneous systems:
 it streams each source wav to an *agent* in segments of ``--source-segment-size`` ms and
 scores what the agent writes. :class:`SimulAgent` is a ``SpeechToTextAgent`` that runs one
-:class:`simul.stream.Session` per sentence; from the repository root::
+:class:`simul.session.Session` per sentence; from the repository root::
 
     simuleval --agent-class simul.simuleval_agent.SimulAgent \\
         --model conformer_bpe_en-es --policy wait_k_words --set k=3 \\
@@ -26,7 +26,7 @@ source); the agent pushes the samples new since its last call into the session a
 the words the session has newly completed (``WriteAction``), or reads on (``ReadAction``).
 
 ``--source-segment-size``. The policy's decisions do not depend on how the audio is chunked
-(:mod:`simul.stream`), so the predictions are those of ``simul decode`` (and
+(:mod:`simul.session`), so the predictions are those of ``simul decode`` (and
 :func:`simul.simulate.simulate`) for any segment size. Delays are not: SimulEval charges
 every word of a ``WriteAction`` the audio it has sent so far, and the session returns a
 word in the first call whose audio reaches the read (ms) at which simul charges it. So
@@ -63,16 +63,16 @@ import numpy as np
 from simuleval.agents import ReadAction, SpeechToTextAgent, WriteAction
 from simuleval.utils import entrypoint
 
-from simul.models import zoo
+from simul.models import loader, registry
 from simul.models.espnet_st import SAMPLE_RATE
 from simul.policies import Policy, make, parse_settings
-from simul.stream import Session
+from simul.session import Session
 
 
 @entrypoint
 class SimulAgent(SpeechToTextAgent):
     """simul's streaming session (``--model``, ``--policy``, ``--set``) as a SimulEval agent:
-    one :class:`~simul.stream.Session` per sentence, fed the samples new at each call."""
+    one :class:`~simul.session.Session` per sentence, fed the samples new at each call."""
 
     def __init__(self, args: Namespace | None = None, *, model=None) -> None:
         # the per-sentence state first: GenericAgent.__init__ calls reset()
@@ -88,8 +88,8 @@ class SimulAgent(SpeechToTextAgent):
         if model is None:
             if not self.model_name:
                 raise ValueError("--model is required: a shipped model "
-                                 f"({', '.join(zoo.shipped()) or 'none yet'}) or a directory")
-            model = zoo.load(self.model_name, device)
+                                 f"({', '.join(registry.shipped()) or 'none yet'}) or a directory")
+            model = loader.load(self.model_name, device)
         self.model = model
         super().__init__(args)
         self.device = device
@@ -111,7 +111,7 @@ class SimulAgent(SpeechToTextAgent):
         if device != self.device:
             if not self.model_name:
                 raise ValueError(f"the model was given on {self.device}; load it on {device}")
-            self.model = zoo.load(self.model_name, device)
+            self.model = loader.load(self.model_name, device)
             self.device = device
         return self
 

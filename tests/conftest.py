@@ -73,7 +73,7 @@ def make_tiny_model(directory: Path, decoder: str, seed: int = 0) -> Path:
 
 @pytest.fixture(scope="session", autouse=True)
 def record_store(tmp_path_factory):
-    """The tests' own record store (simul.store), shared by the session: sweeps, their
+    """The tests' own record store (simul.sweep.store), shared by the session: sweeps, their
     subprocesses and notebook kernels never read or fill the user's ~/.cache."""
     with pytest.MonkeyPatch.context() as mp:
         root = tmp_path_factory.mktemp("record_store")

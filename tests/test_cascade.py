@@ -138,10 +138,10 @@ def test_models_load_by_their_tasks(cascade_dir):
 
 
 def test_a_cascade_decodes_like_any_model(cascade_dir, speech):
-    from simul.models import zoo
+    from simul.models import loader
 
     assert is_cascade(cascade_dir)
-    model = zoo.load(cascade_dir)
+    model = loader.load(cascade_dir)
     assert isinstance(model, Cascade) and model.unit_type == "char"
     rec = simulate(model, CascadeWaitK(k=1, chunk_ms=200, stable="all"), segment(speech, None))
     assert rec.units, "a setting that writes nothing tests little"
@@ -175,10 +175,10 @@ def test_sweep_of_a_cascade_keys_both_models(cascade_dir, tmp_path):
 @pytest.mark.parametrize("settings", [{"k": 1, "chunk_ms": 200, "stable": "all"},
                                       {"k": 2, "chunk_ms": 150}])
 def test_chunking_changes_nothing(cascade_dir, speech, settings):
-    from simul.models import zoo
+    from simul.models import loader
     from tests.test_stream import counting_clock, stream
 
-    model = zoo.load(cascade_dir)
+    model = loader.load(cascade_dir)
     whole = simulate(model, make("cascade", settings), segment(speech, None),
                      clock=counting_clock())
     assert whole.units
@@ -209,31 +209,32 @@ def test_shared_calls_give_the_records_of_each_setting_alone(cascade_dir, tmp_pa
 def test_simul_models_names_a_shipped_cascade_by_its_parts(cascade_dir, monkeypatch, tmp_path):
     import shutil
 
-    from simul.models import zoo
+    from simul.models import registry
+    from simul.zoo.card import summary_line
 
     shutil.copytree(cascade_dir.parent, tmp_path / "models")
-    monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path / "models")
-    assert "tiny_cascade" in zoo.shipped()
-    assert zoo.summary_line("tiny_cascade") == "tiny_cascade  (cascade: ASR asr → MT mt)"
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path / "models")
+    assert "tiny_cascade" in registry.shipped()
+    assert summary_line("tiny_cascade") == "tiny_cascade  (cascade: ASR asr → MT mt)"
 
 
 def test_a_cascade_is_stale_when_either_model_is(cascade_dir, monkeypatch, tmp_path):
     import shutil
 
     from simul.corpus.mini import build
-    from simul.models import zoo
+    from simul.models import registry
 
     models = tmp_path / "models"
     shutil.copytree(cascade_dir.parent, models)
-    monkeypatch.setattr(zoo, "MODELS_DIR", models)
+    monkeypatch.setattr(registry, "MODELS_DIR", models)
     monkeypatch.setattr(build, "BUILDER_VERSION", 7)
     for part, version in (("asr", 7), ("mt", 7)):
         (models / part / "simul.json").write_text(
             json.dumps({"pair": "en-es", "corpus_builder_version": version}))
-    assert zoo.corpus_version("tiny_cascade") == 7 and not zoo.stale("tiny_cascade")
+    assert registry.corpus_version("tiny_cascade") == 7 and not registry.stale("tiny_cascade")
     (models / "mt" / "simul.json").write_text(
         json.dumps({"pair": "en-es", "corpus_builder_version": 6}))
-    assert zoo.corpus_version("tiny_cascade") is None and zoo.stale("tiny_cascade")
+    assert registry.corpus_version("tiny_cascade") is None and registry.stale("tiny_cascade")
 
 
 def test_a_revised_fed_word_does_not_stop_the_words_after_it():

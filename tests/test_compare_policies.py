@@ -1,4 +1,4 @@
-"""simul.compare_policies: settings, Pareto fronts, costs and claims on hand-made data."""
+"""simul.papers.compare_policies: settings, Pareto fronts, costs and claims on hand-made data."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from simul import compare_policies as compare
 from simul import sweep
+from simul.papers import compare_policies as compare
 from simul.policies import registry
 from simul.records import Record, write
 from simul.tables import pareto_front

@@ -5,7 +5,7 @@ import torch
 
 from simul import corpus
 from simul.corpus import DEFAULT_ROOT
-from simul.models import decoder_scorers, zoo
+from simul.models import decoder_scorers, loader
 from simul.models.espnet_st import ESPnetST
 from tests.conftest import make_tiny_model
 
@@ -81,7 +81,7 @@ def test_rnn_steps_are_espnets_bit_for_bit(tmp_path, speech, model):
     if model == "tiny":
         adapter = ESPnetST.from_dir(make_tiny_model(tmp_path, "rnn"))
     else:
-        adapter = zoo.load(model)
+        adapter = loader.load(model)
         speech = corpus.load_list(DEFAULT_ROOT, "en-es", "dev", limit=1)[0].audio[:48000]
     assert decoder_scorers.supports_rnn(adapter.model.decoder)
     units_fast, fast = _walk(adapter, speech, True)

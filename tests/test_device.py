@@ -15,14 +15,16 @@ import pytest
 import torch
 import yaml
 
-from simul import cli, notebook, reproduce, store, sweep
+from simul import cli, reproduce, sweep
 from simul.models import device as devices
-from simul.models import zoo
+from simul.models import loader
+from simul.papers import notebook
 from simul.policies import make
 from simul.records import Record, read, write, write_simuleval_dir
-from simul.shared import SharedCalls
+from simul.session import Session
 from simul.simulate import simulate
-from simul.stream import Session
+from simul.sweep import executors, journal, store
+from simul.sweep.calls import SharedCalls
 from tests.test_mustc import PAIR, SPLIT, make_corpus
 from tests.test_simulate import segment
 
@@ -67,7 +69,7 @@ def model_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def model(model_dir):
-    return zoo.load(model_dir)
+    return loader.load(model_dir)
 
 
 @pytest.fixture(scope="module")
@@ -129,22 +131,22 @@ def test_check_knows_the_gpus(fake_gpus):
 
 def test_adapter_refuses_cuda_before_loading(no_cuda, model_dir):
     with pytest.raises(ValueError, match=starts(f"device cuda: {NO_CUDA}")):
-        zoo.load(model_dir, "cuda")
+        loader.load(model_dir, "cuda")
 
 
 # --------------------------------------------------------------------------- entry points
 def test_decode_cli_refuses_cuda_before_loading(no_cuda, monkeypatch, capsys, tmp_path):
     loaded = []
-    monkeypatch.setattr(zoo, "load", lambda name, device="cpu": loaded.append(device))
+    monkeypatch.setattr(loader, "load", lambda name, device="cpu": loaded.append(device))
     out = tmp_path / "out.jsonl"
     argv = ["decode", "--model", str(tmp_path), "--out", str(out)]
     assert cli.main([*argv, "--device", "cuda"]) == 2
     assert f"simul: error: --device cuda: {NO_CUDA}" in capsys.readouterr().err
     assert loaded == [] and not out.exists()
 
-    from simul import decode
+    from simul import decode_split
 
-    monkeypatch.setattr(decode, "records", lambda *a, **kw: [
+    monkeypatch.setattr(decode_split, "records", lambda *a, **kw: [
         Record(index=0, prediction="a", delays=[1.0], elapsed=[1.0], prediction_length=1,
                reference="a", source_length=1.0, source=["x"])])
     assert cli.main(argv) == 0 and cli.main([*argv, "--device", "CPU"]) == 0
@@ -314,13 +316,13 @@ def test_a_cpu_sweep_keeps_its_fingerprint_and_a_gpu_one_is_apart(model_dir, cor
                                                                    tmp_path):
     spec_ = sweep.Spec.load(spec(model_dir, corpus, tmp_path / "out"))
     refs = [sweep.resolve_model(str(model_dir))]
-    cpu = sweep._fingerprint(spec_, refs, {SPLIT: "c"})
-    assert "device" not in cpu and cpu == sweep._fingerprint(spec_, refs, {SPLIT: "c"}, "cpu")
-    cuda = sweep._fingerprint(spec_, refs, {SPLIT: "c"}, "cuda:1")
+    cpu = journal._fingerprint(spec_, refs, {SPLIT: "c"})
+    assert "device" not in cpu and cpu == journal._fingerprint(spec_, refs, {SPLIT: "c"}, "cpu")
+    cuda = journal._fingerprint(spec_, refs, {SPLIT: "c"}, "cuda:1")
     assert cuda == {**cpu, "device": "cuda"}
-    sweep._claim(spec_.output, cpu, force=False)
+    journal._claim(spec_.output, cpu, force=False)
     with pytest.raises(sweep.SweepError, match="changed: device"):
-        sweep._claim(spec_.output, cuda, force=False)
+        journal._claim(spec_.output, cuda, force=False)
 
 
 def test_pool_workers_on_gpus(fake_gpus, monkeypatch):
@@ -338,7 +340,7 @@ def test_pool_workers_take_their_device_from_the_queue(model_dir, corpus, tmp_pa
     local = sweep.run(spec(model_dir, corpus, tmp_path / "local"), workers=1, progress=False,
                       store=False)
     # as a cuda sweep over two GPUs would hand them out, with the CPU standing in for them
-    monkeypatch.setattr(sweep, "worker_devices", lambda device, workers: ["cpu"] * workers)
+    monkeypatch.setattr(executors, "worker_devices", lambda device, workers: ["cpu"] * workers)
     pool = sweep.run(spec(model_dir, corpus, tmp_path / "pool"), workers=2, progress=False,
                      store=False)
     a, b = records_of(tmp_path / "local", local), records_of(tmp_path / "pool", pool)

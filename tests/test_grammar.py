@@ -1,4 +1,5 @@
-"""Tests for simul.corpus.mini.grammar: determinism, sentence shape, vocabulary, constructions."""
+"""Tests for simul.corpus.mini.grammar and .lexicon: determinism, sentence shape, vocabulary,
+constructions, and the checks on lexicon.yaml."""
 
 from __future__ import annotations
 
@@ -14,19 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simul.corpus.mini import grammar
-from simul.corpus.mini.grammar import (
-    ADJECTIVES,
-    LEXICON_PATH,
-    MAX_WORDS,
-    MIN_WORDS,
-    NOUNS,
-    VERB_FORMS,
-    VOCABULARY,
-    Grammar,
-    generate,
-    load_lexicon,
-)
+from simul.corpus.mini import lexicon
+from simul.corpus.mini.grammar import MAX_WORDS, MIN_WORDS, VOCABULARY, Grammar, generate
+from simul.corpus.mini.lexicon import ADJECTIVES, LEXICON_PATH, NOUNS, VERB_FORMS, load_lexicon
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 5000
@@ -323,26 +314,26 @@ def test_apertium_keeps_commas(sentences):
 
 def test_lexicon_file_is_what_the_grammar_reads():
     """The module's tables are those of lexicon.yaml (parsed here independently of the loader)."""
-    assert LEXICON_PATH == Path(grammar.__file__).with_name("lexicon.yaml")
+    assert LEXICON_PATH == Path(lexicon.__file__).with_name("lexicon.yaml")
     raw = yaml.safe_load(LEXICON_PATH.read_text(encoding="utf-8"))
-    assert [list(row) for row in grammar.COUNT_NOUNS] == raw["count_nouns"]
+    assert [list(row) for row in lexicon.COUNT_NOUNS] == raw["count_nouns"]
     assert [list(row) for row in ADJECTIVES] == raw["adjectives"]
-    assert [list(row) for row in grammar.TRANSITIVE] == raw["transitive"]
-    assert grammar.SINGULAR_DETERMINERS == tuple(raw["singular_determiners"].items())
-    assert grammar.P_ADJECTIVE == tuple(raw["probabilities"]["adjective"])
-    assert grammar.P_MARKER == raw["probabilities"]["marker"]
+    assert [list(row) for row in lexicon.TRANSITIVE] == raw["transitive"]
+    assert lexicon.SINGULAR_DETERMINERS == tuple(raw["singular_determiners"].items())
+    assert lexicon.P_ADJECTIVE == tuple(raw["probabilities"]["adjective"])
+    assert lexicon.P_MARKER == raw["probabilities"]["marker"]
     # The compiled tables come from the file, in its order.
     assert [noun.singular for noun in NOUNS] == [
         row[0] for row in raw["count_nouns"] + raw["mass_nouns"]
     ]
-    assert [frame.verb for frame in grammar.FRAMES["prep"]] == [
+    assert [frame.verb for frame in lexicon.FRAMES["prep"]] == [
         row[0] for row in raw["prepositional"]
     ]
-    assert load_lexicon(LEXICON_PATH)["noun_pps"] == grammar.NOUN_PPS
+    assert load_lexicon(LEXICON_PATH)["noun_pps"] == lexicon.NOUN_PPS
 
 
 def test_lexicon_is_package_data():
-    """A plain (non-editable) install ships lexicon.yaml beside grammar.py."""
+    """A plain (non-editable) install ships lexicon.yaml beside lexicon.py."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     package_data = config["tool"]["setuptools"]["package-data"]
     assert LEXICON_PATH.name in package_data["simul.corpus.mini"]

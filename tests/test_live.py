@@ -16,13 +16,13 @@ import soundfile as sf
 import soxr
 
 from simul import cli, live
-from simul import tutorial as tut
 from simul.corpus import DEFAULT_ROOT, load_list
-from simul.models import zoo
+from simul.models import loader, registry
+from simul.papers import tutorial as tut
 from simul.policies import make
 from simul.records import Record
+from simul.session import Session
 from simul.simulate import simulate
-from simul.stream import Session
 
 matplotlib.use("Agg")
 
@@ -43,9 +43,9 @@ def have_corpus() -> None:
 
 @pytest.fixture(scope="module")
 def model():
-    if MODEL not in zoo.shipped():
+    if MODEL not in registry.shipped():
         pytest.skip(f"{MODEL} is not shipped (data/models/)")
-    return zoo.load(MODEL)
+    return loader.load(MODEL)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def stream_cli(model, monkeypatch, capsys):
         assert name == MODEL
         return model
 
-    monkeypatch.setattr(zoo, "load", load)
+    monkeypatch.setattr(loader, "load", load)
 
     def run(*args):
         code = cli.main(["stream", "--model", MODEL, *args])
@@ -218,7 +218,7 @@ def test_a_fake_microphone_streams_until_its_duration(model, segment, monkeypatc
         query_devices=lambda device, kind: {"name": "fake mic", "default_samplerate": 16000},
         check_input_settings=lambda *a, **kw: None)
     monkeypatch.setitem(sys.modules, "sounddevice", fake)
-    monkeypatch.setattr(zoo, "load", lambda name, device="cpu": model)
+    monkeypatch.setattr(loader, "load", lambda name, device="cpu": model)
     code = cli.main(["stream", "--model", MODEL, *POLICY, "--mic", "--duration", "2"])
     out, err = capsys.readouterr()
     assert code == 0, err

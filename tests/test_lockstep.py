@@ -11,8 +11,8 @@ import torch
 
 from simul import sweep
 from simul.corpus import load_list
-from simul.lockstep import Lockstep
 from simul.models.espnet_st import Encoded
+from simul.sweep.lockstep import Lockstep
 from tests.test_mustc import PAIR, SPLIT, make_corpus
 from tests.test_sweep import GRID, settings, spec
 from tests.test_sweep import FakeClock as Clock

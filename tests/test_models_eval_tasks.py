@@ -18,12 +18,14 @@ import soundfile as sf
 import torch
 import yaml
 
-from simul import decode
+from simul import decode_split
 from simul.cli import main
 from simul.corpus import load_list
 from simul.metrics.quality import normalize_for_wer, word_error_rate
-from simul.models import zoo
+from simul.models import registry
 from simul.models.cascade import Cascade, SpeechASR, TextMT
+from simul.zoo import curves, evaluation, pack
+from simul.zoo.card import summary_line, write_card
 from tests.conftest import CASCADE_CHARS, make_tiny_model, make_tiny_task_model, tiny_mt_config
 from tests.test_mustc import tone
 
@@ -95,8 +97,8 @@ def run_dir(model_dir: Path, name: str, root: Path, task: str | None,
 
 
 def packed(model_dir: Path, name: str, root: Path, task: str | None) -> Path:
-    """``model_dir`` as a one-snapshot training run packed by ``zoo.pack``."""
-    return zoo.pack(run_dir(model_dir, name, root, task), name, pair=PAIR, n_average=1,
+    """``model_dir`` as a one-snapshot training run packed by ``pack.pack``."""
+    return pack.pack(run_dir(model_dir, name, root, task), name, pair=PAIR, n_average=1,
                     out_root=root / "models", corpus_root=root, progress=False)
 
 
@@ -157,13 +159,13 @@ def test_corpus_wer_pools_the_errors_of_all_segments():
 def test_asr_summary_splits_by_synthesizer():
     refs = ["A b c d.", "e f", "g h i j k", "l m"]
     hyps = ["a b c d", "e x", "g h", "l m n"]  # 0, 1 substitution, 3 deletions, 1 insertion
-    s = zoo.asr_summary(hyps, refs, ["espeak-ng", "festival", "festival", ""])
+    s = evaluation.asr_summary(hyps, refs, ["espeak-ng", "festival", "festival", ""])
     assert s["wer"] == 38.46 and s["n"] == 4  # 5 errors / 13 words
     assert s["by_engine"] == {"espeak-ng": {"wer": 0.0, "n": 1},
                               "festival": {"wer": 57.14, "n": 2}}  # 4 / 7; "" is no engine
     assert s["signature"].startswith("wer|jiwer:4.0.0|case:lc")
     with pytest.raises(ValueError, match="one of each per segment"):
-        zoo.asr_summary(hyps, refs, ["festival"])
+        evaluation.asr_summary(hyps, refs, ["festival"])
 
 
 # ----------------------------------------------------------------- the tiny models
@@ -171,7 +173,7 @@ def test_asr_eval_scores_transcripts_against_the_source_text(cascade_dir, corpus
                                                              monkeypatch):
     out = packed(cascade_dir.parent / "asr", "asr_tiny", tmp_path, task="asr")
     assert json.loads((out / "simul.json").read_text())["task"] == "asr"
-    results = zoo.evaluate(out, corpus_root=corpus, progress=False)
+    results = evaluation.evaluate(out, corpus_root=corpus, progress=False)
     assert json.loads((out / "metrics.json").read_text()) == results
     assert sorted(results) == ["tst-COMMON/beam1", "tst-COMMON/beam5", "tst-COMMON/ctc",
                                "tst-HE/beam1", "tst-HE/beam5", "tst-HE/ctc"]
@@ -183,7 +185,7 @@ def test_asr_eval_scores_transcripts_against_the_source_text(cascade_dir, corpus
         if how == "ctc":  # what the cascade reads, by the cascade's own call
             hyps = ctc_transcripts(model, cascade_dir.parent / "mt", corpus, split)
         else:
-            hyps = [rec.prediction for rec in decode.offline_records(
+            hyps = [rec.prediction for rec in decode_split.offline_records(
                 model, model_name="asr_tiny", pair=PAIR, split=split,
                 beam=int(how.removeprefix("beam")), corpus_root=corpus, progress=False)]
         assert any(hyps), "a model that hears nothing tests little"
@@ -227,8 +229,8 @@ def test_asr_eval_scores_transcripts_against_the_source_text(cascade_dir, corpus
             f"{ctc['by_engine']['festival']['wer']:.2f} | {ctc['ms_per_utterance']:.0f} |"
             ) in card
     assert "BLEU" not in card
-    monkeypatch.setattr(zoo, "MODELS_DIR", out.parent)
-    line = zoo.summary_line("asr_tiny")
+    monkeypatch.setattr(registry, "MODELS_DIR", out.parent)
+    line = summary_line("asr_tiny")
     common = results["tst-COMMON/beam1"]
     assert "(ASR, trained and scored on corpus v" in line
     assert (f"tst-COMMON  greedy WER {common['wer']:.1f} (espeak-ng "
@@ -294,14 +296,14 @@ def test_mt_eval_translates_the_gold_transcripts(cascade_dir, corpus, tmp_path, 
 def test_st_eval_is_unchanged(corpus, tmp_path):
     out = packed(make_tiny_model(tmp_path / "st", "rnn"), "st_tiny", tmp_path, task=None)
     assert json.loads((out / "simul.json").read_text())["task"] == "st"
-    results = zoo.evaluate(out, corpus_root=corpus, beams=(1,), progress=False)
+    results = evaluation.evaluate(out, corpus_root=corpus, beams=(1,), progress=False)
     assert sorted(results) == ["tst-COMMON/beam1", "tst-HE/beam1"]
     r = results["tst-COMMON/beam1"]
     assert set(r) == {"bleu", "chrf", "n", "signature", "length_ratio", "by_engine",
                       "sentence_ends", "ms_per_utterance"}
     from simul.models.espnet_st import ESPnetST
 
-    recs = list(decode.offline_records(ESPnetST.from_dir(out), model_name="st_tiny",
+    recs = list(decode_split.offline_records(ESPnetST.from_dir(out), model_name="st_tiny",
                                        pair=PAIR, split="tst-COMMON", corpus_root=corpus,
                                        progress=False))
     refs = [s[5] for s in SPLITS["tst-COMMON"]]
@@ -318,7 +320,7 @@ def test_a_model_packed_without_a_recorded_task_is_read_from_its_config(cascade_
     info = json.loads((out / "simul.json").read_text())
     del info["task"]
     (out / "simul.json").write_text(json.dumps(info))
-    assert zoo.model_task(out) == "asr"
+    assert registry.task(out) == "asr"
 
 
 def test_an_unknown_task_is_refused_naming_the_file_and_field(cascade_dir, tmp_path,
@@ -327,9 +329,9 @@ def test_an_unknown_task_is_refused_naming_the_file_and_field(cascade_dir, tmp_p
     info = json.loads((out / "simul.json").read_text())
     (out / "simul.json").write_text(json.dumps({**info, "task": "tts"}))
     with pytest.raises(ValueError, match=r"odd/simul\.json: field 'task': 'tts'"):
-        zoo.evaluate(out)
-    monkeypatch.setattr(zoo, "MODELS_DIR", out.parent)
-    assert "field 'task': 'tts'" in zoo.summary_line("odd")  # the listing goes on
+        evaluation.evaluate(out)
+    monkeypatch.setattr(registry, "MODELS_DIR", out.parent)
+    assert "field 'task': 'tts'" in summary_line("odd")  # the listing goes on
 
 
 # ----------------------------------------------------------------- pack: the dev curve
@@ -350,7 +352,7 @@ ASR_LOG = (  # ESPnet's ASR trainer, as it logs on CPU (cer/wer: validation only
 
 def test_an_asr_learning_curve_keeps_espnets_losses_and_error_rates(tmp_path):
     (tmp_path / "train.log").write_text(ASR_LOG)
-    rows = zoo.learning_curve(tmp_path, "asr")
+    rows = curves.learning_curve(tmp_path, "asr")
     assert rows[0] == {"epoch": 1, "train_seconds": 182.5, "train_loss_ctc": 95.321,
                        "train_loss_att": 60.5, "train_acc": 0.21, "train_loss": 70.946,
                        "valid_seconds": 4.12, "valid_loss_ctc": 80.125, "valid_cer_ctc": 0.85,
@@ -358,7 +360,7 @@ def test_an_asr_learning_curve_keeps_espnets_losses_and_error_rates(tmp_path):
                        "valid_wer": 1.0, "valid_loss": 62.713}
     assert rows[1]["valid_cer_ctc"] == 0.45 and rows[1]["valid_wer"] == 0.9
     # an ST run's curve keeps what it kept
-    assert set(zoo.learning_curve(tmp_path)[0]) == {
+    assert set(curves.learning_curve(tmp_path)[0]) == {
         "epoch", "train_seconds", "train_loss", "train_acc", "valid_seconds", "valid_loss",
         "valid_acc", "valid_cer_ctc"}
 
@@ -374,7 +376,7 @@ def test_pack_of_an_asr_run_measures_the_ctc_wer_of_every_snapshot(cascade_dir, 
     later = ctc_a_for_d(cascade_dir.parent / "asr", tmp_path / "later")
     exp = run_dir(cascade_dir.parent / "asr", "asr", tmp_path, "asr",
                   snapshots=(later / "model.pth",), log=ASR_LOG)
-    out = zoo.pack(exp, "asr_dev", pair=PAIR, n_average=1, out_root=tmp_path / "models",
+    out = pack.pack(exp, "asr_dev", pair=PAIR, n_average=1, out_root=tmp_path / "models",
                    dev_utterances=2, corpus_root=corpus, progress=False)
     refs = [s[4] for s in SPLITS["dev"][:2]]  # the first 2 dev segments
     mt_dir = cascade_dir.parent / "mt"
@@ -399,11 +401,11 @@ def test_pack_of_an_asr_run_measures_the_ctc_wer_of_every_snapshot(cascade_dir, 
     assert info["dev_wer_ctc_averaged"] == round(100 * jiwer_wer(refs, averaged), 2) == 100.0
     assert "dev_bleu_greedy_averaged" not in info
     assert (out / "learning_curve.png").stat().st_size > 10_000
-    card = zoo.write_card("asr_dev", root=out.parent).read_text()
+    card = write_card("asr_dev", root=out.parent).read_text()
     assert (f"first 2 dev segments: {info['dev_wer_ctc_averaged']:.2f} % for the averaged "
             "model; per kept snapshot in the column `dev_wer_ctc`") in card
     curve = [{k: float(v) for k, v in r.items() if v} for r in rows]
-    panels = zoo.plot_curve(curve, tmp_path / "curve.png", "asr")
+    panels = curves.plot_curve(curve, tmp_path / "curve.png", "asr")
     assert panels[2] == ["valid CER, CTC greedy (ESPnet)", "valid CER, teacher-forced (ESPnet)",
                          "valid WER, teacher-forced (ESPnet)",
                          "dev WER, CTC greedy (what the cascade reads)"]
@@ -438,7 +440,7 @@ def test_pack_of_an_mt_run_measures_the_bleu_of_translating_the_gold_transcripts
            "total_count=5, [valid] loss=40.0, acc=0.2, bleu=1.5, time=1 second, "
            "total_count=1\n")
     exp = run_dir(first, "mt", tmp_path, "mt", snapshots=(second / "model.pth",), log=log)
-    out = zoo.pack(exp, "mt_dev", pair=PAIR, n_average=1, out_root=tmp_path / "models",
+    out = pack.pack(exp, "mt_dev", pair=PAIR, n_average=1, out_root=tmp_path / "models",
                    dev_utterances=2, corpus_root=corpus, progress=False)
     refs = [s[5] for s in dev[:2]]  # the Spanish of the first 2 dev segments
     expected = {}
@@ -457,11 +459,11 @@ def test_pack_of_an_mt_run_measures_the_bleu_of_translating_the_gold_transcripts
     assert info["dev_bleu_greedy_averaged"] == round(
         sacrebleu.corpus_bleu(averaged, [refs]).score, 2)
     assert "dev_wer_ctc_averaged" not in info
-    card = zoo.write_card("mt_dev", root=out.parent).read_text()
+    card = write_card("mt_dev", root=out.parent).read_text()
     assert ("Greedy BLEU of translating the gold English transcripts of the first 2 dev "
             f"segments: {info['dev_bleu_greedy_averaged']:.2f} for the averaged model") in card
     curve = [{k: float(v) for k, v in r.items() if v} for r in rows]
-    assert zoo.plot_curve(curve, tmp_path / "curve.png", "mt")[2] == [
+    assert curves.plot_curve(curve, tmp_path / "curve.png", "mt")[2] == [
         "valid, teacher-forced (ESPnet)", "dev, greedy decoding of the gold transcripts"]
-    assert zoo.plot_curve(curve, tmp_path / "curve.png")[2] == [  # an ST run's labels
+    assert curves.plot_curve(curve, tmp_path / "curve.png")[2] == [  # an ST run's labels
         "valid, teacher-forced (ESPnet)", "dev, greedy decoding"]

@@ -8,7 +8,9 @@ import yaml
 
 from simul import records
 from simul.cli import main
-from simul.models import zoo
+from simul.models import registry
+from simul.zoo import curves, evaluation, pack
+from simul.zoo.card import summary_line, write_card
 from tests.conftest import make_tiny_model
 
 
@@ -33,7 +35,7 @@ def fake_run(tmp_path_factory):
 
 def test_average_of_the_last_snapshots(fake_run, tmp_path):
     exp, state = fake_run
-    out = zoo.pack(exp, "tiny", pair="en-es", n_average=2, out_root=tmp_path)
+    out = pack.pack(exp, "tiny", pair="en-es", n_average=2, out_root=tmp_path)
     packed = torch.load(out / "model.pth")
     key = next(k for k, v in state.items() if v.is_floating_point())
     assert packed[key].dtype == torch.float16  # stored small, loaded into float32 modules
@@ -60,13 +62,13 @@ def test_pack_keeps_training_starts_out_of_the_config(fake_run, tmp_path):
                           "/somewhere/data/models/base/model.pth:decoder.decoder:decoder.decoder"]
     conf["freeze_param"] = ["encoder"]
     (exp / "config.yaml").write_text(yaml.safe_dump(conf))
-    out = zoo.pack(exp, "tiny", pair="en-es", n_average=1, out_root=tmp_path / "models")
+    out = pack.pack(exp, "tiny", pair="en-es", n_average=1, out_root=tmp_path / "models")
     assert "init_param" not in yaml.safe_load((out / "config.yaml").read_text())
     info = json.loads((out / "simul.json").read_text())
     assert info["initialized_from"] == ["base/model.pth:encoder:encoder",
                                         "base/model.pth:decoder.decoder:decoder.decoder"]
     assert info["frozen"] == ["encoder"]
-    card = zoo.write_card("tiny", root=tmp_path / "models").read_text()
+    card = write_card("tiny", root=tmp_path / "models").read_text()
     assert "base/model.pth:decoder.decoder:decoder.decoder" in card
     assert "- frozen while training: encoder" in card
 
@@ -87,7 +89,7 @@ def test_a_model_trained_in_simultaneous_mode_packs_as_espnets_decoder(fake_run,
     conf["decoder_conf"].update(k_train=[3, 7], word_ms=280.0, frame_ms=40.0,
                                 units_file="/somewhere/tokens.txt", unit_type="char")
     (exp / "config.yaml").write_text(yaml.safe_dump(conf))
-    out = zoo.pack(exp, "tiny_waitk", pair="en-es", n_average=1, out_root=tmp_path / "models")
+    out = pack.pack(exp, "tiny_waitk", pair="en-es", n_average=1, out_root=tmp_path / "models")
     packed = yaml.safe_load((out / "config.yaml").read_text())
     assert packed["decoder"] == "transformer"
     assert packed["decoder_conf"] == {"attention_heads": 2, "linear_units": 64, "num_blocks": 2}
@@ -95,13 +97,13 @@ def test_a_model_trained_in_simultaneous_mode_packs_as_espnets_decoder(fake_run,
     assert info["simultaneous_training"] == {"k_train": [3, 7], "word_ms": 280.0,
                                              "frame_ms": 40.0, "detection": "fixed"}
     assert ESPnetST.from_dir(out).encode(torch.zeros(8000).numpy()).frames > 0
-    card = zoo.write_card("tiny_waitk", root=tmp_path / "models").read_text()
+    card = write_card("tiny_waitk", root=tmp_path / "models").read_text()
     assert "multi-path, k_train drawn per batch from [3, 7], a word every 280 ms" in card
 
 
 def test_float32_when_asked(fake_run, tmp_path):
     exp, state = fake_run
-    out = zoo.pack(exp, "tiny", pair="en-es", n_average=1, out_root=tmp_path, float16=False)
+    out = pack.pack(exp, "tiny", pair="en-es", n_average=1, out_root=tmp_path, float16=False)
     packed = torch.load(out / "model.pth")
     key = next(k for k, v in state.items() if v.is_floating_point())
     assert packed[key].dtype == torch.float32
@@ -109,7 +111,7 @@ def test_float32_when_asked(fake_run, tmp_path):
 
 
 def test_learning_curve_parsing(fake_run):
-    rows = zoo.learning_curve(fake_run[0])
+    rows = curves.learning_curve(fake_run[0])
     assert rows[0]["train_seconds"] == pytest.approx(54 * 60 + 3.24)
     assert rows[1] == {"epoch": 2, "train_loss": 5.0, "train_acc": 0.5,
                        "train_seconds": 3600 + 120 + 1.5, "valid_loss": 4.5,
@@ -118,7 +120,7 @@ def test_learning_curve_parsing(fake_run):
 
 @pytest.mark.corpus
 def test_decode_cli_writes_consistent_records(fake_run, tmp_path):
-    out = zoo.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path)
+    out = pack.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path)
     path = tmp_path / "recs.jsonl"
     assert main(["decode", "--model", str(out), "--max-utterances", "3", "--split", "dev",
                  "--out", str(path)]) == 0
@@ -132,21 +134,21 @@ def test_decode_cli_writes_consistent_records(fake_run, tmp_path):
 
 
 def test_card_names_the_command_and_the_measured_bleu(fake_run, tmp_path):
-    out = zoo.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path,
+    out = pack.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path,
                    command="simul train tiny")
     (out / "metrics.json").write_text(json.dumps({
         "tst-COMMON/beam1": {"bleu": 41.234, "chrf": 60.0, "n": 500, "signature": "sig",
                              "ms_per_utterance": 80.0},
         "tst-COMMON/beam5": {"bleu": 43.0, "chrf": 61.0, "n": 500, "signature": "sig",
                              "ms_per_utterance": 300.0}}))
-    card = zoo.write_card("tiny", root=tmp_path).read_text()
+    card = write_card("tiny", root=tmp_path).read_text()
     assert "simul train tiny" in card
     assert "| tst-COMMON | greedy | 41.23 | 60.00 | – | 80 |" in card  # no length recorded
     assert "| tst-COMMON | beam 5 | 43.00 |" in card
 
 
 def test_card_and_listing_give_quality_per_synthesizer(fake_run, tmp_path, monkeypatch):
-    out = zoo.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path)
+    out = pack.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path)
     by_engine = {"espeak-ng": {"bleu": 45.0, "chrf": 66.0, "n": 340},
                  "festival": {"bleu": 30.5, "chrf": 55.0, "n": 160}}
     (out / "metrics.json").write_text(json.dumps({
@@ -154,12 +156,12 @@ def test_card_and_listing_give_quality_per_synthesizer(fake_run, tmp_path, monke
                              "ms_per_utterance": 80.0, "length_ratio": 0.97,
                              "by_engine": by_engine,
                              "sentence_ends": {"n": 250, "same_count": 0.912}}}))
-    card = zoo.write_card("tiny", root=tmp_path).read_text()
+    card = write_card("tiny", root=tmp_path).read_text()
     assert "| split | decoding | BLEU | chrF | espeak-ng | festival | length | ms/utt |" in card
     assert "| tst-COMMON | greedy | 40.00 | 62.00 | 45.00 | 30.50 | 0.97 | 80 |" in card
     assert "tst-COMMON greedy 91.2 % of 250" in card
-    monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path)
-    line = zoo.summary_line("tiny")
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
+    line = summary_line("tiny")
     assert "tst-COMMON  greedy 40.0 (espeak-ng 45.0, festival 30.5)" in line
 
 
@@ -167,18 +169,18 @@ def test_offline_summary_by_engine_and_sentence_ends():
     refs = ["Hola. Adiós.", "Sí, claro. No. Bien.", "Una frase.", "Dos. Tres."]
     hyps = ["Hola. Adiós.", "Sí, claro no. Bien.", "Una frase.", "Dos tres cuatro"]
     engines = ["espeak-ng", "festival", "festival", "espeak-ng"]
-    s = zoo.offline_summary(hyps, refs, engines)
+    s = evaluation.offline_summary(hyps, refs, engines)
     # three references have ≥ 2 sentences; only the first hypothesis matches their count
     assert s["sentence_ends"] == {"n": 3, "same_count": round(1 / 3, 3)}
     # BLEU's 13a tokens split off "." and ",": 17 hypothesis tokens, 19 reference tokens
     assert s["length_ratio"] == round(17 / 19, 3)
     assert s["by_engine"]["espeak-ng"]["n"] == 2 and s["by_engine"]["festival"]["n"] == 2
     assert s["n"] == 4
-    perfect = zoo.offline_summary(refs, refs, engines)
+    perfect = evaluation.offline_summary(refs, refs, engines)
     assert perfect["bleu"] == 100.0 and perfect["by_engine"]["festival"]["bleu"] == 100.0
     assert perfect["sentence_ends"]["same_count"] == 1.0
     with pytest.raises(ValueError, match="one of each per segment"):
-        zoo.offline_summary(hyps, refs, engines[:3])
+        evaluation.offline_summary(hyps, refs, engines[:3])
 
 
 def test_every_recipe_parses_and_its_init_names_a_known_recipe():
@@ -202,7 +204,7 @@ def test_init_copies_decoder_and_ctc_only_from_a_model_with_the_same_units(tmp_p
     (shipped / "config.yaml").write_text(
         "token_list: ['<blank>', '<unk>', a, b, '<sos/eos>']\n"
         "src_token_list: ['<blank>', '<unk>', x, '<sos/eos>']\n")
-    monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
     same = {"token_list": ["<blank>", "<unk>", "a", "b", "<sos/eos>"],
             "src_token_list": ["<blank>", "<unk>", "x", "<sos/eos>"]}
     init = [{"model": "base", "modules": ["encoder.embed", "ctc", "decoder"]}]
@@ -233,7 +235,7 @@ def test_init_copies_decoder_and_ctc_only_from_a_model_with_the_same_units(tmp_p
 
 @pytest.mark.corpus
 def test_pack_measures_dev_bleu_of_every_snapshot(fake_run, tmp_path):
-    out = zoo.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path, dev_utterances=2,
+    out = pack.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path, dev_utterances=2,
                    progress=False)
     rows = [line.split(",") for line in (out / "learning_curve.csv").read_text().splitlines()]
     col = rows[0].index("dev_bleu_greedy")
@@ -246,14 +248,14 @@ def test_pack_measures_dev_bleu_of_every_snapshot(fake_run, tmp_path):
 
 def test_pack_cli_can_write_outside_the_shipped_models(fake_run, tmp_path):
     exp, _ = fake_run
-    before = zoo.shipped()
+    before = registry.shipped()
     assert main(["models", "pack", str(exp), "probe", "--pair", "en-es", "--average", "2",
                  "--dev-utterances", "0", "--out-root", str(tmp_path)]) == 0
     assert (tmp_path / "probe" / "model.pth").is_file()
     assert (tmp_path / "probe" / "learning_curve.csv").read_text().startswith("epoch,")
     assert json.loads((tmp_path / "probe" / "simul.json").read_text())["averaged"] == [
         "2epoch.pth", "3epoch.pth"]
-    assert zoo.shipped() == before
+    assert registry.shipped() == before
 
 
 def test_pack_records_the_corpus_version_and_stale_models_are_named(fake_run, tmp_path,
@@ -261,16 +263,16 @@ def test_pack_records_the_corpus_version_and_stale_models_are_named(fake_run, tm
     corpus = tmp_path / "mini"
     corpus.mkdir()
     (corpus / "manifest.json").write_text(json.dumps({"builder_version": 1, "files": {}}))
-    out = zoo.pack(fake_run[0], "tiny", pair="en-es", n_average=1, out_root=tmp_path,
+    out = pack.pack(fake_run[0], "tiny", pair="en-es", n_average=1, out_root=tmp_path,
                    corpus_root=corpus)
     assert json.loads((out / "simul.json").read_text())["corpus_builder_version"] == 1
-    monkeypatch.setattr(zoo, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
     from simul.corpus.mini import build
 
     monkeypatch.setattr(build, "BUILDER_VERSION", 1)
-    assert zoo.corpus_version("tiny") == 1 and not zoo.stale("tiny")
+    assert registry.corpus_version("tiny") == 1 and not registry.stale("tiny")
     monkeypatch.setattr(build, "BUILDER_VERSION", 2)
-    assert zoo.stale("tiny")
+    assert registry.stale("tiny")
 
 
 def test_a_run_can_start_from_a_model_as_git_held_it(tmp_path, monkeypatch):
@@ -295,7 +297,7 @@ def test_a_run_can_start_from_a_model_as_git_held_it(tmp_path, monkeypatch):
     rev = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
                          text=True, check=True).stdout.strip()
     (base / "model.pth").write_bytes(b"new weights")  # the model retrained since
-    monkeypatch.setattr(zoo, "MODELS_DIR", repo / "data" / "models")
+    monkeypatch.setattr(registry, "MODELS_DIR", repo / "data" / "models")
     work = tmp_path / "run"
     src = train.model_source({"model": "base", "commit": rev}, "base", work)
     assert src == work / "start" / f"base@{rev}"
@@ -322,17 +324,17 @@ def test_a_run_can_start_from_a_model_as_git_held_it(tmp_path, monkeypatch):
 @pytest.mark.corpus
 def test_eval_of_a_model_packed_outside_the_shipped_ones(fake_run, tmp_path):
     # a snapshot packed with --out-root is scored in place: the shipped models are untouched
-    before = {n: zoo.metrics(n) for n in zoo.shipped()}
-    out = zoo.pack(fake_run[0], "probe", pair="en-es", n_average=1, out_root=tmp_path)
+    before = {n: registry.metrics(n) for n in registry.shipped()}
+    out = pack.pack(fake_run[0], "probe", pair="en-es", n_average=1, out_root=tmp_path)
     assert main(["models", "eval", str(out), "--max-utterances", "2", "--beams", "1"]) == 0
     m = json.loads((out / "metrics.json").read_text())
     assert sorted(m) == ["tst-COMMON/beam1", "tst-HE/beam1"]
     assert all(r["n"] == 2 and sum(v["n"] for v in r["by_engine"].values()) == 2
                for r in m.values())
     assert "| tst-HE | greedy |" in (out / "card.md").read_text()
-    assert {n: zoo.metrics(n) for n in zoo.shipped()} == before
-    with pytest.raises(ValueError, match="neither a shipped model"):
-        zoo.evaluate(tmp_path / "nothing")
+    assert {n: registry.metrics(n) for n in registry.shipped()} == before
+    with pytest.raises(ValueError, match="not a shipped model"):
+        evaluation.evaluate(tmp_path / "nothing")
 
 
 def test_shipped_translators_leave_out_cascades_and_their_halves(cascade_dir, monkeypatch,
@@ -348,7 +350,7 @@ def test_shipped_translators_leave_out_cascades_and_their_halves(cascade_dir, mo
     (st / "simul.json").write_text(json.dumps({"pair": "en-es"}))
     for part, task in (("asr", "asr"), ("mt", "mt")):
         (models / part / "simul.json").write_text(json.dumps({"pair": "en-es", "task": task}))
-    monkeypatch.setattr(zoo, "MODELS_DIR", models)
-    assert set(zoo.shipped()) == {"asr", "mt", "st", "tiny_cascade"}
-    assert zoo.shipped_translators() == ["st"]
-    assert zoo.shipped_cascades() == ["tiny_cascade"]
+    monkeypatch.setattr(registry, "MODELS_DIR", models)
+    assert set(registry.shipped()) == {"asr", "mt", "st", "tiny_cascade"}
+    assert registry.shipped_translators() == ["st"]
+    assert registry.shipped_cascades() == ["tiny_cascade"]

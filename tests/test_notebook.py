@@ -1,9 +1,10 @@
-"""simul.notebook: the spec tail, quick values, and setup refusing a missing model."""
+"""simul.papers.notebook: the spec tail, quick values, and setup refusing a missing model."""
 
 import pytest
 
-from simul import notebook, sweep
-from simul.models import zoo
+from simul import sweep
+from simul.models import registry
+from simul.papers import notebook
 
 
 def test_spec_names_the_corpus_only_when_given():
@@ -39,7 +40,7 @@ def test_setup_takes_a_model_directory_and_keeps_the_run_options(tmp_path):
 
 
 def test_missing_models_knows_the_shipped_ones(tmp_path):
-    assert notebook.missing_models([*zoo.shipped(), tmp_path, "nope"]) == ["nope"]
+    assert notebook.missing_models([*registry.shipped(), tmp_path, "nope"]) == ["nope"]
 
 
 def test_setup_takes_one_model_name_as_one_model(tmp_path):

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from simul import reproduce
-from simul.models import zoo
+from simul.models import registry
 
 pytestmark = [pytest.mark.slow, pytest.mark.corpus]
 
@@ -48,7 +48,7 @@ def test_quick_decidable_claims_hold(quick_run, name):
     assert not table.empty, f"{name}: no claim checked"
     quick = table[~table.needs_full_run.astype(bool)]
     failed = quick[quick.verdict == "contradicted"]  # undecided on a handful is no failure
-    stale = [m for m in zoo.shipped() if zoo.stale(m)]
+    stale = [m for m in registry.shipped() if registry.stale(m)]
     if not failed.empty and stale:
         # models trained on an older corpus than the one the notebooks run on: a failing
         # claim measures the mismatch, not the policy (the models must be retrained)

@@ -58,7 +58,7 @@ def test_fixed_detection_avoids_eos_as_the_paper_set_it_per_architecture():
     assert p22.spec("transformer_bpe_en-es", "en-es", "tst-COMMON", "o", word_ms=280,
                     avoid_eos_fixed=True)["policies"][0]["fixed"]["avoid_eos_while_reading"]
     assert p22.encoder_type("conformer_bpe_en-es") == "conformer"
-    with pytest.raises(ValueError, match="no config.yaml"):
+    with pytest.raises(ValueError, match="not a shipped model"):
         p22.encoder_type("/nonexistent/model")
 
 

@@ -11,15 +11,15 @@ import json
 import pytest
 
 from simul.corpus import DEFAULT_ROOT, load_list
-from simul.models import zoo
+from simul.models import loader, registry
 from simul.policies import make
 from simul.policies.offline import Offline
 from simul.simulate import simulate
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
-MODELS = zoo.shipped_translators()
-CASCADES = zoo.shipped_cascades()
+MODELS = registry.shipped_translators()
+CASCADES = registry.shipped_cascades()
 WHOLE = 10_000_000  # a first read longer than any segment
 SEGMENTS = 2  # first tst-COMMON segments per model (17 cases per model)
 
@@ -59,9 +59,9 @@ def shipped(request):
     if request.param is None:
         pytest.skip("no shipped model yet (data/models/ is empty)")
     name = request.param
-    pair = json.loads((zoo.MODELS_DIR / name / "simul.json").read_text())["pair"]
+    pair = json.loads((registry.MODELS_DIR / name / "simul.json").read_text())["pair"]
     segments = load_list(DEFAULT_ROOT, pair, "tst-COMMON", limit=SEGMENTS)
-    model = zoo.load(name)
+    model = loader.load(name)
     offline = {beam: [simulate(model, Offline(beam=beam), s).units for s in segments]
                for beam in (1, 5)}
     return name, model, segments, offline
@@ -109,9 +109,9 @@ def test_a_shipped_cascade_reads_forward_and_writes_before_the_end(name):
         pytest.skip("no shipped cascade")
     from simul.models.cascade import parts
 
-    _, mt = parts(zoo.MODELS_DIR / name)
+    _, mt = parts(registry.MODELS_DIR / name)
     pair = json.loads((mt / "simul.json").read_text())["pair"]  # the MT's target language
-    model = zoo.load(name)
+    model = loader.load(name)
     early = []
     for seg in load_list(DEFAULT_ROOT, pair, "tst-COMMON", limit=SEGMENTS):
         rec = simulate(model, make("cascade", {"k": 2}), seg)

@@ -153,7 +153,7 @@ def test_short_and_silent_input_end_cleanly(model, speech, name, settings, audio
 
 
 def test_empty_input_is_refused(model):
-    from simul.stream import StreamError
+    from simul.session import StreamError
 
     with pytest.raises(StreamError, match="empty stream"):
         simulate(model, WaitKFrames(), segment(np.zeros(0, np.float32)))

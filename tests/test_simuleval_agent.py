@@ -33,12 +33,12 @@ from simuleval.utils.agent import EVALUATION_SYSTEM_LIST  # noqa: E402
 
 from simul.corpus import DEFAULT_ROOT, export_simuleval, load_list  # noqa: E402
 from simul.metrics.score import score_records  # noqa: E402
-from simul.models import zoo  # noqa: E402
+from simul.models import loader, registry
 from simul.policies import make  # noqa: E402
 from simul.policies.base import Policy, Read, Write  # noqa: E402
+from simul.session import StreamError  # noqa: E402
 from simul.simulate import simulate  # noqa: E402
 from simul.simuleval_agent import SimulAgent  # noqa: E402
-from simul.stream import StreamError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SR = 16_000
@@ -115,7 +115,7 @@ def corpus(tmp_path_factory):
     SimulEval's source and target lists."""
     if not (DEFAULT_ROOT / "manifest.json").is_file():
         pytest.skip(f"no mini corpus at {DEFAULT_ROOT} (`make corpus` builds it)")
-    if MODEL not in zoo.shipped():
+    if MODEL not in registry.shipped():
         pytest.skip(f"{MODEL} is not shipped (data/models/)")
     segments = load_list(DEFAULT_ROOT, "en-es", "tst-COMMON")
     segments = sorted(sorted(segments, key=lambda s: (s.duration_ms, s.index))[:N_SEGMENTS],
@@ -131,7 +131,7 @@ def corpus(tmp_path_factory):
 def simul_records(corpus):
     """simulate()'s records of every policy (what `simul decode` writes), computed once."""
     segments, _ = corpus
-    model = zoo.load(MODEL)
+    model = loader.load(MODEL)
     return {name: [simulate(model, make(name, settings), seg, model_name=MODEL)
                    for seg in segments] for name, settings in POLICIES.items()}
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from simul import store, sweep
+from simul import sweep
 from simul.cli import main
+from simul.sweep import executors, store
 from tests.test_mustc import PAIR, SPLIT, make_corpus
 
 WAIT_K = {"policy": "wait_k_frames", "settings": [{"k": 20, "s": 10, "n": 1}],
@@ -51,13 +52,13 @@ def root(tmp_path, monkeypatch) -> Path:
 def decodes(monkeypatch) -> list[tuple[str, list[str]]]:
     """(segment id, setting slugs) of every decode_utterance call of a sweep."""
     calls = []
-    real = sweep.decode_utterance
+    real = executors.decode_utterance
 
     def counting(ref, settings, segment, **kwargs):
         calls.append((segment.id, [s.slug for s in settings]))
         return real(ref, settings, segment, **kwargs)
 
-    monkeypatch.setattr(sweep, "decode_utterance", counting)
+    monkeypatch.setattr(executors, "decode_utterance", counting)
     return calls
 
 
@@ -187,17 +188,17 @@ def test_changed_model_or_code_version_is_a_miss(model_dir, corpus, root, decode
 
 def test_records_are_stored_under_the_workers_code_version(model_dir, corpus, root, tmp_path,
                                                            monkeypatch):
-    real = sweep._decode_task
-    monkeypatch.setattr(sweep, "_decode_task",
+    real = executors._decode_task
+    monkeypatch.setattr(executors, "_decode_task",
                         lambda *a, **k: ("worker's code", *real(*a, **k)[1:]))
     table = run(model_dir, corpus, tmp_path / "out", [OFFLINE])
     files = list(store.Store(root).files())
     assert len(files) == table.utterances[0]
     assert {json.loads(f.read_text())["key"]["code"] for f in files} == {"worker's code"}
-    monkeypatch.setattr(sweep, "_decode_task", real)
+    monkeypatch.setattr(executors, "_decode_task", real)
     assert run(model_dir, corpus, tmp_path / "again", [OFFLINE]).from_store.tolist() == [0]
     # a worker whose files changed since it imported them says None: nothing stored
-    monkeypatch.setattr(sweep, "_decode_task", lambda *a, **k: (None, *real(*a, **k)[1:]))
+    monkeypatch.setattr(executors, "_decode_task", lambda *a, **k: (None, *real(*a, **k)[1:]))
     run(model_dir, corpus, tmp_path / "changed", [NEW])
     assert len(list(store.Store(root).files())) == 2 * len(files)
 
@@ -266,8 +267,8 @@ def test_stored_key_fields_are_checked(root):
 def test_code_version_hashes_the_decoding_modules(tmp_path, monkeypatch):
     files = {p.relative_to(store.PACKAGE).as_posix()
              for pattern in store.CODE_FILES for p in store.PACKAGE.glob(pattern)}
-    assert {"stream.py", "simulate.py", "policies/wait_k_frames.py", "models/espnet_st.py",
-            "shared.py", "metrics/units.py"} <= files
+    assert {"session.py", "simulate.py", "policies/wait_k_frames.py", "models/espnet_st.py",
+            "sweep/calls.py", "sweep/lockstep.py", "metrics/units.py"} <= files
     assert not store.code_changed()
     version = store.source_digest()
     package = tmp_path / "simul"
@@ -296,7 +297,7 @@ def test_code_changed_since_import_turns_the_store_off(model_dir, corpus, root, 
 
 WRITER = """
 import sys
-from simul.store import Store
+from simul.sweep.store import Store
 store, fields, record = Store(sys.argv[1]), {fields!r}, {record!r}
 for i in range(200):
     record["elapsed"] = [150.0 + i, 260.0 + i]

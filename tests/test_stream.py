@@ -10,8 +10,8 @@ import pytest
 from simul.models.espnet_st import ESPnetST
 from simul.policies import make, registry
 from simul.policies.base import Policy, Read, Write
+from simul.session import PolicyError, Session, StreamError
 from simul.simulate import simulate
-from simul.stream import PolicyError, Session, StreamError
 from tests.test_policy_predecision import ALIGNMENT
 from tests.test_simulate import segment
 

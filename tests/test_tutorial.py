@@ -1,4 +1,4 @@
-"""simul.tutorial: text of units, partial outputs, latency tables, timeline, claims."""
+"""simul.papers.tutorial: text of units, partial outputs, latency tables, timeline, claims."""
 
 from types import SimpleNamespace
 
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from simul import plots
-from simul import tutorial as tut
 from simul.corpus import Alignment, Word
 from simul.metrics import units as unit_text
+from simul.papers import tutorial as tut
 from simul.records import Record
 
 matplotlib.use("Agg")

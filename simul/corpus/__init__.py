@@ -26,6 +26,7 @@ DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "data" / "mini"
 __all__ = [
     "SAMPLE_RATE", "Alignment", "CorpusError", "DEFAULT_ROOT", "Segment", "Word",
     "find_split_dir", "load", "load_list", "check_built", "export_simuleval",
+    "main_export_simuleval",
 ]
 
 
@@ -89,3 +90,11 @@ def export_simuleval(root: str | Path, pair: str, split: str, out: str | Path, *
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return len(segments)
+
+
+def main_export_simuleval(root: str | Path, pair: str, split: str, out: str | Path, *,
+                          max_utterances: int | None = None) -> int:
+    """``simul corpus simuleval``: :func:`export_simuleval`, then what was written."""
+    n = export_simuleval(root, pair, split, out, max_utterances=max_utterances)
+    print(f"{out}: {n} segments (source.txt, target.txt, one wav each)")
+    return 0

@@ -78,3 +78,9 @@ def info(root: str | Path, pairs: tuple[str, ...] = ("en-es", "en-pt"),
     if not rows:
         raise FileNotFoundError(f"{root}: no split of {pairs} found")
     return pd.DataFrame(rows)
+
+
+def main_info(root: str | Path) -> int:
+    """``simul corpus info``: :func:`info` as a table."""
+    print(info(root).to_string(index=False))
+    return 0

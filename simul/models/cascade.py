@@ -22,16 +22,16 @@ shipped model name or a model directory (relative paths from the cascade's direc
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from simul.metrics import units
+from simul.models import registry
 from simul.models.espnet_st import Encoded, ESPnetST, ModelError, resolve_model_dir
 
-CASCADE_FILE = "cascade.json"
+CASCADE_FILE = registry.CASCADE_FILE
 
 
 class SpeechASR(ESPnetST):
@@ -151,32 +151,16 @@ class Cascade:
                    Path(directory).name)
 
 
-def is_cascade(directory: str | Path) -> bool:
-    return (Path(directory) / CASCADE_FILE).is_file()
+is_cascade = registry.is_cascade
 
 
 def parts(directory: str | Path) -> tuple[Path, Path]:
-    """The ASR and MT model directories a cascade directory names."""
-    from simul.models.zoo import MODELS_DIR
-
-    directory = Path(directory)
-    path = directory / CASCADE_FILE
+    """The ASR and MT model directories a cascade directory names
+    (:func:`simul.models.registry.cascade_parts`), or :class:`ModelError`."""
     try:
-        spec = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise ModelError(f"{path}: not readable JSON ({e})") from e
-    out = []
-    for key in ("asr", "mt"):
-        name = spec.get(key) if isinstance(spec, dict) else None
-        if not isinstance(name, str) or not name:
-            raise ModelError(f"{path}: field {key!r}: a shipped model name or a directory")
-        candidates = [MODELS_DIR / name, directory / name, Path(name).expanduser()]
-        found = next((c for c in candidates if c.is_dir()), None)
-        if found is None:
-            raise ModelError(f"{path}: field {key!r}: no model {name!r} (neither shipped nor "
-                             "a directory)")
-        out.append(found)
-    return out[0], out[1]
+        return registry.cascade_parts(directory)
+    except ValueError as e:
+        raise ModelError(str(e)) from None
 
 
 def files(directory: str | Path) -> list[Path]:

@@ -3,14 +3,15 @@
 - :func:`check` — the device as given, refused (``ValueError``, naming the option it came
   from) when it is not ``cpu``, ``cuda`` or ``cuda:N``, or when torch cannot reach it (a CPU
   build of torch, no GPU visible, no GPU ``N``). Every entry point (``simul decode``,
-  ``simul sweep``, ``simul reproduce``, :func:`simul.notebook.setup`) calls it before any work;
+  ``simul sweep``, ``simul reproduce``, :func:`simul.papers.notebook.setup`) calls it before
+  any work;
   with a Dask scheduler only :func:`parse` (the name), since the client may have no GPU.
 - :func:`kind` — ``"cpu"`` or ``"cuda"``: what the record store keys records by
-  (:func:`simul.store.key_fields`), since float results on a GPU may differ from the CPU's.
+  (:func:`simul.sweep.store.key_fields`), since float results on a GPU may differ from the CPU's.
 - :func:`label` — the device a record was decoded on, for records and summaries: ``cpu``, or
   ``cuda:0 (NVIDIA H100 80GB HBM3)``.
 - :func:`timing_clock` — the clock that times decisions (computation-aware latency,
-  :class:`simul.stream.Session`, :class:`simul.shared.SharedCalls`): ``time.perf_counter``
+  :class:`simul.session.Session`, :class:`simul.sweep.calls.SharedCalls`): ``time.perf_counter``
   itself on the CPU; on a GPU a clock that first waits for the kernels already queued on
   the device (``torch.cuda.synchronize``), since CUDA runs them asynchronously and a
   decision's time would otherwise leave out the device work it launched.

@@ -202,7 +202,7 @@ class ESPnetST:
     @torch.inference_mode()
     def encode_batch(self, audios: list[np.ndarray | torch.Tensor]) -> list[Encoded]:
         """Encode prefixes of the same length (samples) of one or several utterances in one
-        call (:mod:`simul.lockstep`).
+        call (:mod:`simul.sweep.lockstep`).
 
         With several, each output is what encoding its prefix alone gives up to float
         rounding: the batched matrix products may round differently from one utterance's

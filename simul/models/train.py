@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 
 from simul.corpus import DEFAULT_ROOT
-from simul.models import prepare
+from simul.models import prepare, registry
 
 RECIPES = Path(__file__).with_name("recipes")
 DEFAULT_RUNS = Path(os.environ.get("SIMUL_RUNS", Path.home() / ".cache" / "simul" / "runs"))
@@ -80,18 +80,16 @@ def model_source(entry: dict, name: str, workdir: Path | None = None) -> Path:
     ``commit``, the model as git holds it at that revision (extracted into
     ``workdir/start/MODEL@COMMIT``). A revision lets a model be retrained from its own
     earlier weights, e.g. a model of an older corpus, while the recipe stays reproducible."""
-    from simul.models.zoo import MODELS_DIR
-
     model, commit = entry.get("model"), entry.get("commit")
     if not isinstance(model, str):
         raise ValueError(f"recipe {name}: a start entry needs 'model' (a shipped model)")
-    if commit is None:
-        return MODELS_DIR / model
+    if commit is None:  # where the shipped model is (or will be, once trained and packed)
+        return registry.MODELS_DIR / model
     out = Path(workdir or DEFAULT_RUNS / name) / "start" / f"{model}@{commit}"
     if (out / "model.pth").is_file():
         return out
-    repo = MODELS_DIR.parents[1]
-    rel = MODELS_DIR.relative_to(repo) / model
+    repo = registry.MODELS_DIR.parents[1]
+    rel = registry.MODELS_DIR.relative_to(repo) / model
     listing = subprocess.run(["git", "-C", str(repo), "ls-tree", "--name-only",
                               f"{commit}:{rel.as_posix()}"],
                              capture_output=True, text=True, check=False)
@@ -334,3 +332,16 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         *_data_args(workdir, train_dir, task),
     ], exp / "train.log")
     return exp
+
+
+def main_train(recipe: str | None, *, list_only: bool = False, corpus_root=DEFAULT_ROOT,
+               workdir=None, device: str = "cpu", max_epoch: int | None = None,
+               overrides=()) -> int:
+    """``simul train``: the recipes (no recipe, or ``list_only``), or run one."""
+    if list_only or not recipe:
+        print("\n".join(recipes()))
+        return 0
+    exp = train(recipe, corpus_root=corpus_root, workdir=workdir, device=device,
+                max_epoch=max_epoch, overrides=overrides)
+    print(f"trained: {exp}")
+    return 0

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simul import notebook
 from simul.claims import Claim, evaluate, monotone_within, weakest_step
+from simul.papers import notebook
 from simul.papers.papi2022 import EOS_VARIANT
 
 TRAINED = [(3, 300), (4, 350), (3, 400), (4, 800), (5, 800)]
@@ -40,7 +40,7 @@ setting) or "stop" there."""
 KNOWN_GAPS: dict[str, str] = {}
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
 ``tests/test_reproduce_full.py``. Measured on the corpus-v2 models: none (analysis in
-``docs/claims_full_run.md``); an undecided claim is not a gap."""
+``docs/reference/claims.md``); an undecided claim is not a gap."""
 
 
 def table6_settings(trained=TRAINED) -> list[tuple[str, int, float, tuple[int, float]]]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simul import notebook
 from simul.claims import Claim, curve_gap, evaluate, monotone_within, weakest_step
+from simul.papers import notebook
 from simul.tables import best_per_bucket, pareto_front
 
 STEPS_MS = [120, 200, 280, 360, 440]
@@ -41,7 +41,7 @@ KNOWN_GAPS = {
 }
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
 ``tests/test_reproduce_full.py``. Measured on the corpus-v2 Conformer (40 tst-COMMON
-segments; analysis in ``docs/claims_full_run.md``); an undecided claim is not a gap."""
+segments; analysis in ``docs/reference/claims.md``); an undecided claim is not a gap."""
 
 
 def spec(models: list[str], pair: str, splits: list[str], output: str, *, corpus=None,

@@ -11,8 +11,8 @@ import math
 import pandas as pd
 from scipy.stats import spearmanr
 
-from simul import notebook
 from simul.claims import Claim, curve_gap, evaluate, monotone_within, weakest_step
+from simul.papers import notebook
 from simul.tables import pareto_front
 
 KS = [100, 200]
@@ -39,7 +39,7 @@ KNOWN_GAPS = {
 }
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
 ``tests/test_reproduce_full.py``. Measured on the corpus-v2 models (40 tst-COMMON segments;
-analysis in ``docs/claims_full_run.md``); an undecided claim is not a gap."""
+analysis in ``docs/reference/claims.md``); an undecided claim is not a gap."""
 
 
 def spec(models: list[str], pair: str, splits: list[str], output: str, *, ks=KS,

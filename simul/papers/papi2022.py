@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simul import notebook
 from simul.claims import Claim, evaluate, fmt
+from simul.papers import notebook
 
 KS = [3, 5, 7, 9, 11]
 """k_test of Figures 1–3 (source words to wait for)."""
@@ -31,7 +31,7 @@ names, :mod:`simul.models.waitk_decoder`), k_train 3, 7 and multi-path."""
 KNOWN_GAPS: dict[str, str] = {}
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
 ``tests/test_reproduce_full.py``. Measured on the corpus-v2 models: none (analysis in
-``docs/claims_full_run.md``); an undecided claim is not a gap."""
+``docs/reference/claims.md``); an undecided claim is not a gap."""
 
 
 def label(model: str) -> str:
@@ -62,15 +62,9 @@ def corpus_word_ms(corpus: str | Path | None, pair: str, split: str) -> float:
 
 def encoder_type(model: str) -> str:
     """The encoder of a shipped model or an ESPnet model directory (its config.yaml)."""
-    import yaml
+    from simul.models import registry
 
-    from simul.models.zoo import MODELS_DIR
-
-    directory = MODELS_DIR / model if (MODELS_DIR / model).is_dir() else Path(model)
-    config = directory / "config.yaml"
-    if not config.is_file():
-        raise ValueError(f"{model}: no config.yaml in {directory}")
-    return str(yaml.safe_load(config.read_text()).get("encoder", ""))
+    return str(registry.config(model).get("encoder", ""))
 
 
 def fixed_avoid_eos(model: str) -> bool:
@@ -108,15 +102,12 @@ def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=K
 def training_schedule(model: str) -> dict:
     """How a model was trained in simultaneous mode (``simultaneous_training`` of its
     simul.json: k_train, word_ms, detection); empty for an offline-trained model."""
-    import json
+    from simul.models import registry
 
-    from simul.models.zoo import MODELS_DIR
-
-    directory = MODELS_DIR / model if (MODELS_DIR / model).is_dir() else Path(model)
-    info = directory / "simul.json"
-    if not info.is_file():
-        raise ValueError(f"{model}: no simul.json in {directory}")
-    return json.loads(info.read_text()).get("simultaneous_training") or {}
+    info = registry.info(model)
+    if not info:
+        raise ValueError(f"{model}: no {registry.INFO_FILE} in {registry.resolve(model)}")
+    return info.get("simultaneous_training") or {}
 
 
 def trained_spec(models: list[str], pair: str, split: str, output: str, *, word_ms: float,

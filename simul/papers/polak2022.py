@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from simul import notebook
 from simul.claims import (
     Claim,
     Evidence,
@@ -30,6 +29,7 @@ from simul.claims import (
 )
 from simul.metrics.latency import sentence_latency
 from simul.metrics.score import reference_length
+from simul.papers import notebook
 from simul.records import Record
 from simul.records import read as read_records
 
@@ -59,7 +59,7 @@ KNOWN_GAPS = {
 }
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
 ``tests/test_reproduce_full.py``. Measured on the corpus-v2 Conformer (40 tst-COMMON
-segments; analysis in ``docs/claims_full_run.md``); an undecided claim is not a gap."""
+segments; analysis in ``docs/reference/claims.md``); an undecided claim is not a gap."""
 
 _NAMES = {"hold": "Hold", "la": "LA", "sp": "SP"}
 

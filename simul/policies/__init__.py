@@ -12,7 +12,7 @@ import pkgutil
 
 from simul.policies.base import Policy, Read, View, Write
 
-__all__ = ["Policy", "Read", "View", "Write", "registry", "make", "parse_settings"]
+__all__ = ["Policy", "Read", "View", "Write", "describe", "registry", "make", "parse_settings"]
 
 
 def _subclasses(cls: type) -> list[type]:
@@ -65,3 +65,12 @@ def make(name: str, settings: dict[str, str] | None = None) -> Policy:
         except ValueError as e:
             raise ValueError(f"policy {name!r}, setting {key!r}: {e}") from e
     return cls(**kwargs)
+
+
+def describe() -> str:
+    """``simul policies``: every policy with its paper and its settings' defaults."""
+    lines = []
+    for name, cls in sorted(registry().items()):
+        params = ", ".join(f"{f.name}={f.default!r}" for f in dataclasses.fields(cls))
+        lines.append(f"{name:16s} {cls.paper}\n{'':16s} {params}")
+    return "\n".join(lines)

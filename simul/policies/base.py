@@ -1,6 +1,6 @@
 """What every policy is: pure decision logic over what the model adapter proposes.
 
-A streaming session (:class:`simul.stream.Session`; :func:`simul.simulate.simulate` runs
+A streaming session (:class:`simul.session.Session`; :func:`simul.simulate.simulate` runs
 one over a whole segment) owns the audio, the clock and the record. At every step it hands
 the policy a :class:`View` — how much source has been read, whether the source has ended
 there, the units committed so far, and the encoder states of the prefix read — and the

@@ -356,3 +356,37 @@ def _espeak_version() -> str:
 def _sox_version() -> str:
     out = subprocess.run(["sox", "--version"], capture_output=True, text=True, check=False)
     return out.stdout.strip()
+
+
+def main_build(root: str | Path, *, seed: int = 0, sizes: str = "", workers: int | None = None,
+               force: bool = False, progress: bool = True) -> int:
+    """``simul corpus build``: build the corpus at ``root`` unless it is up to date (same
+    builder version, seed and sizes, every file as its manifest says)."""
+    import sys
+    import time
+
+    from simul.corpus import CorpusError
+
+    wanted = parse_sizes(sizes or "")
+    root = Path(root)
+    if not force and (root / manifest_mod.NAME).is_file():
+        try:
+            found = manifest_mod.verify(root, builder_version=BUILDER_VERSION)
+        except CorpusError as e:
+            print(f"rebuilding: {e}", file=sys.stderr)
+        else:
+            if found.get("seed") == seed and found.get("sizes") == wanted:
+                print(f"{root}: up to date (seed {seed}); --force rebuilds it")
+                return 0
+            print(f"{root}: built with other settings; rebuilding", file=sys.stderr)
+    t0 = time.monotonic()
+    build(root, seed=seed, sizes=wanted, workers=workers, progress=progress)
+    print(f"built {root} in {time.monotonic() - t0:.0f} s")
+    return 0
+
+
+def main_verify(root: str | Path) -> int:
+    """``simul corpus verify``: every file of the corpus at ``root`` against its manifest."""
+    found = manifest_mod.verify(Path(root), builder_version=BUILDER_VERSION, deep=True)
+    print(f"{root}: {len(found['files'])} files match manifest.json")
+    return 0

@@ -9,8 +9,8 @@ words whose Spanish apertium fails to generate (farm, station, manager, ...) are
 
 The grammar is a hand-written PCFG.  Its lexicon and probability tables (nouns, adjectives and
 verbs with their tags, verb frames, determiners, prepositional-phrase rules, discourse markers,
-weights and the ``P_*`` probabilities) live in ``lexicon.yaml`` beside this module, which is
-read and checked once at import (``load_lexicon``); the rules that use them are the code below.
+weights and the ``P_*`` probabilities) live in ``lexicon.yaml``, read, checked and compiled
+once at import by :mod:`simul.corpus.mini.lexicon`; the rules that use them are the code below.
 Informally, with ``[...]`` optional and ``|`` a weighted choice::
 
     Sentence     -> [Marker ","] Declarative [Vocative] "."
@@ -65,41 +65,106 @@ over tuples, so a seed fixes the output in every process.
 
 from __future__ import annotations
 
-import math
 import random
-import re
 from bisect import bisect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-import yaml
+from simul.corpus.mini.lexicon import (
+    ADJECTIVE_ENTRIES,
+    AGENT_TAGS,
+    CLAUSE_KINDS,
+    COPULA_ADVERBS,
+    DEFINITE_DETERMINERS,
+    DISCOURSE_MARKERS,
+    EMBEDDED_KINDS,
+    EVENT_VERBS,
+    FRAMES,
+    GROUND_MASS_DETERMINERS,
+    GROUND_PLURAL_DETERMINERS,
+    GROUND_SINGULAR_DETERMINERS,
+    INDEFINITE_MASS_DETERMINERS,
+    INDEFINITE_PLURAL_DETERMINERS,
+    INFINITIVE_VERBS,
+    INTO_VERBS,
+    LOCATION_RULES,
+    LOCATUM_TAGS,
+    MANNER_ADVERBS,
+    MASS_DETERMINERS,
+    MAX_DEPTH,
+    NOUN_PP_RULES,
+    NOUNS,
+    OBJECT_PRONOUNS,
+    P_ADJECTIVE,
+    P_ADJECTIVE_LIST,
+    P_ADVERB,
+    P_COMPANION,
+    P_COORDINATED_SUBJECT,
+    P_COORDINATION,
+    P_FOURTH_ITEM,
+    P_FRONT_TIME,
+    P_GROUND_PLURAL,
+    P_LIST_OBJECT,
+    P_LIST_SUBJECT,
+    P_LIST_WITH_I,
+    P_LOCATION,
+    P_MANNER,
+    P_MARKER,
+    P_NEGATIVE,
+    P_NONRESTRICTIVE,
+    P_NOUN_PP,
+    P_OBJECT_PRONOUN,
+    P_PLURAL,
+    P_QUESTION_MARKER,
+    P_QUESTION_SUBORDINATE,
+    P_RELATIVE,
+    P_SUBJECT_PRONOUN,
+    P_SUBORDINATE,
+    P_SUBORDINATE_NEGATIVE,
+    P_TIME,
+    P_TWO_ADJECTIVES,
+    P_VERY,
+    P_VOCATIVE,
+    P_VP_COORDINATION,
+    P_WH,
+    P_WHICH,
+    P_YES_NO,
+    PLURAL_DETERMINERS,
+    PRE_ADVERBS,
+    PREDICABLE_TAGS,
+    QUESTION_MARKERS,
+    SINGULAR_DETERMINERS,
+    STATIVE_TENSE,
+    SUBJECT_PRONOUNS,
+    SUBORDINATE_TENSES,
+    SUBORDINATORS,
+    TENSES,
+    TIME_ADVERBIALS,
+    TIMES,
+    TRANSPORT,
+    TRANSPORT_VERBS,
+    VERB_FORMS,
+    VOCATIVES,
+    WEATHER_ADJECTIVES,
+    WEATHER_VERBS,
+    WH_WORDS,
+    Adjective,
+    Forms,
+    Frame,
+    Noun,
+    Rule,
+    article,
+    tags_of,
+)
 
 __all__ = ["MAX_WORDS", "MIN_WORDS", "VOCABULARY", "Grammar", "generate"]
 
 MIN_WORDS = 4
 MAX_WORDS = 36
-# Depth of embedding (0 = main clause) from which the depth-indexed probabilities stop changing.
-MAX_DEPTH = 3
 
 T = TypeVar("T")
-
-#: The lexicon and probability tables, read once below.
-LEXICON_PATH = Path(__file__).with_name("lexicon.yaml")
-
-# Names the rules dispatch on: the lexicon's tables keyed by them are checked against them.
-_TIME_NAMES = ("past", "present", "future")
-_TENSE_NAMES = ("pres", "past", "fut", "prog", "pastprog", "perf")
-_CLAUSE_KIND_NAMES = (
-    "trans", "intr", "motion", "prep", "place", "ditr", "copula", "there", "that", "inf", "weather",
-)
-_WH_NAMES = ("what", "who", "where", "when", "why", "how")
-_MARKER_CONDITIONS = ("", "positive", "negative", *_TIME_NAMES)
-
-# Tenses of the clauses without a progressive (the copula, stative verbs): the simple tense.
-STATIVE_TENSE = {"prog": "pres", "pastprog": "past"}
 
 # Words the rules emit directly, besides those of the lexicon's tables.
 FUNCTION_WORDS: tuple[str, ...] = (
@@ -108,482 +173,6 @@ FUNCTION_WORDS: tuple[str, ...] = (
     "why", "how", "there", "it", "very", "home", "at", "into", "across", "with", "for", "it",
     "they",
 )
-
-
-# --------------------------------------------------------------------------------------------
-# Reading the lexicon file.  Each table of the file has a check that validates it and converts
-# it to the tuples (or dicts of tuples) the rules use; a bad value raises ValueError naming
-# the file, the table, the entry and the field.
-# --------------------------------------------------------------------------------------------
-
-_Check = Callable[[Any, str], Any]
-
-
-class _Invalid(Exception):
-    """A bad value in the lexicon file; the message names the table, entry and field."""
-
-
-class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    """PyYAML's safe loader, but a key given twice in one mapping is an error (not the last
-    one silently winning)."""
-
-
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if isinstance(key, list | dict):
-            continue  # unhashable: construct_mapping reports it
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark,
-                f"found duplicate key {key!r}", key_node.start_mark,
-            )
-        seen.add(key)
-    return loader.construct_mapping(node, deep=True)
-
-
-_UniqueKeyLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
-)
-
-_WORD = re.compile(r"[a-z]+|I")
-_PHRASE = re.compile(r"(?:[a-z]+|I)(?: [a-z]+)*")
-_TAG_LIST = re.compile(r"[a-z_]+(?: [a-z_]+)*")
-
-
-def _got(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"{value!r} (YAML reads yes, no, on, off as booleans: quote such words)"
-    return repr(value)
-
-
-def _text(pattern: re.Pattern[str], expected: str, *, empty: bool = False) -> _Check:
-    def check(value: Any, where: str) -> str:
-        if isinstance(value, str) and (pattern.fullmatch(value) or (empty and value == "")):
-            return value
-        raise _Invalid(f"{where}: expected {expected}, got {_got(value)}")
-
-    return check
-
-
-_word = _text(_WORD, "a lower-case word")
-_optional_word = _text(_WORD, 'a lower-case word or ""', empty=True)
-_phrase = _text(_PHRASE, "lower-case words separated by single spaces")
-_tag_list = _text(_TAG_LIST, "tags separated by single spaces")
-
-
-def _tag_set(value: Any, where: str) -> frozenset[str]:
-    return frozenset(_tag_list(value, where).split())
-
-
-def _words_of(value: Any, where: str) -> tuple[str, ...]:
-    return tuple(_phrase(value, where).split())
-
-
-def _one_of(names: Sequence[str]) -> _Check:
-    def check(value: Any, where: str) -> str:
-        if isinstance(value, str) and value in names:
-            return value
-        raise _Invalid(f"{where}: expected one of {', '.join(map(repr, names))}, got {_got(value)}")
-
-    return check
-
-
-def _integer(low: int, high: int) -> _Check:
-    def check(value: Any, where: str) -> int:
-        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
-            return value
-        raise _Invalid(f"{where}: expected an integer from {low} to {high}, got {_got(value)}")
-
-    return check
-
-
-def _boolean(value: Any, where: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise _Invalid(f"{where}: expected true or false, got {value!r}")
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _weight(value: Any, where: str) -> float:
-    if _is_number(value) and value >= 0:
-        return value
-    raise _Invalid(f"{where}: expected a weight (a number >= 0), got {_got(value)}")
-
-
-def _probability(value: Any, where: str) -> float:
-    if _is_number(value) and 0 <= value <= 1:
-        return value
-    raise _Invalid(f"{where}: expected a probability from 0 to 1, got {_got(value)}")
-
-
-def _sequence(item: _Check) -> _Check:
-    def check(value: Any, where: str) -> tuple[Any, ...]:
-        if not isinstance(value, list) or not value:
-            raise _Invalid(f"{where}: expected a non-empty list, got {_got(value)}")
-        return tuple(item(element, f"{where}[{i}]") for i, element in enumerate(value))
-
-    return check
-
-
-def _depth_probabilities(value: Any, where: str) -> tuple[float, ...]:
-    if not isinstance(value, list) or len(value) != MAX_DEPTH + 1:
-        raise _Invalid(
-            f"{where}: expected a list of {MAX_DEPTH + 1} probabilities (depth 0 to "
-            f"{MAX_DEPTH}), got {_got(value)}"
-        )
-    return _sequence(_probability)(value, where)
-
-
-def _rows(*fields: tuple[str, _Check]) -> _Check:
-    """A list of rows ``[field, ...]``, each a tuple of the checked fields."""
-    names = ", ".join(name for name, _ in fields)
-
-    def row(value: Any, where: str) -> tuple[Any, ...]:
-        if isinstance(value, list) and value and isinstance(value[0], str):
-            where = f"{where} ({value[0]})"
-        if not isinstance(value, list) or len(value) != len(fields):
-            raise _Invalid(f"{where}: expected [{names}], got {_got(value)}")
-        return tuple(
-            check(element, f"{where}: {name}")
-            for (name, check), element in zip(fields, value, strict=True)
-        )
-
-    return _sequence(row)
-
-
-def _mapping(key: _Check, value: _Check, required: Sequence[str] = ()) -> _Check:
-    """A mapping with keys checked by ``key`` (all of ``required`` among them), in file order."""
-
-    def check(data: Any, where: str) -> dict[Any, Any]:
-        if not isinstance(data, dict) or not data:
-            raise _Invalid(f"{where}: expected a non-empty mapping, got {_got(data)}")
-        missing = [name for name in required if name not in data]
-        if missing:
-            raise _Invalid(f"{where}: missing {', '.join(map(repr, missing))}")
-        return {key(k, f"{where}: key"): value(v, f"{where}: {k}") for k, v in data.items()}
-
-    return check
-
-
-def _weights(key: _Check, required: Sequence[str] = ()) -> _Check:
-    """A mapping of items to weights: a tuple of (item, weight) in file order."""
-    mapping = _mapping(key, _weight, required)
-
-    def check(data: Any, where: str) -> tuple[tuple[Any, float], ...]:
-        table = tuple(mapping(data, where).items())
-        if not sum(weight for _, weight in table) > 0:
-            raise _Invalid(f"{where}: the weights sum to 0")
-        return table
-
-    return check
-
-
-def _check_names(where: str, data: dict[Any, Any], names: Sequence[str]) -> None:
-    missing = [name for name in names if name not in data]
-    unknown = [name for name in data if name not in names]
-    if missing or unknown:
-        problems = [f"missing {name!r}" for name in missing]
-        problems += [f"unknown {name!r}" for name in unknown]
-        raise _Invalid(f"{where}: {', '.join(problems)} (expected {', '.join(names)})")
-
-
-def _record(fields: dict[str, _Check]) -> _Check:
-    """A mapping with exactly the keys of ``fields``, each value checked by its field's check."""
-    names = tuple(fields)
-
-    def check(data: Any, where: str) -> dict[str, Any]:
-        if not isinstance(data, dict):
-            raise _Invalid(f"{where}: expected a mapping, got {_got(data)}")
-        _check_names(where, data, names)
-        return {name: fields[name](value, f"{where}: {name}") for name, value in data.items()}
-
-    return check
-
-
-def _pre_adverbs(data: Any, where: str) -> dict[tuple[str, bool], tuple[str, ...]]:
-    """``{tense: {statement: [...], question: [...]}}`` → ``{(tense, is_question): (...)}``."""
-    moods = _record({"statement": _sequence(_word), "question": _sequence(_word)})
-    tables = _mapping(_one_of(_TENSE_NAMES), moods, _TENSE_NAMES)(data, where)
-    return {
-        (tense, question): table[mood]
-        for tense, table in tables.items()
-        for question, mood in ((False, "statement"), (True, "question"))
-    }
-
-
-def _subordinate_tenses(
-    data: Any, where: str
-) -> dict[tuple[str, str], tuple[tuple[str, float], ...]]:
-    """``{subordinator: {time: {tense: weight}}}`` → ``{(subordinator, time): weights}``."""
-    by_time = _mapping(_one_of(_TIME_NAMES), _weights(_one_of(_TENSE_NAMES)))
-    tables = _mapping(_word, by_time)(data, where)
-    return {(word, time): table for word, times in tables.items() for time, table in times.items()}
-
-
-_PROBABILITIES = (
-    "plural", "ground_plural", "very", "subject_pronoun", "object_pronoun", "adverb", "negative",
-    "subordinate_negative", "yes_no", "wh", "subordinate", "coordination", "vp_coordination",
-    "front_time", "question_subordinate", "which", "marker", "question_marker", "vocative",
-    "fourth_item", "list_with_i", "adjective_list",
-)
-_DEPTH_PROBABILITIES = (
-    "adjective", "two_adjectives", "noun_pp", "relative", "coordinated_subject", "location",
-    "manner", "companion", "time", "list_subject", "list_object", "nonrestrictive",
-)
-
-_VERB = ("verb", _word)
-_SUBJECT = ("subject tags", _tag_list)
-# The tables of the lexicon file and their checks, in file order.
-_SCHEMA: dict[str, _Check] = {
-    "count_nouns": _rows(("singular", _word), ("plural", _optional_word), ("tags", _tag_list)),
-    "mass_nouns": _rows(("word", _word), ("tags", _tag_list)),
-    "adjectives": _rows(
-        ("word", _word), ("rank", _integer(0, 3)), ("tags", _tag_list), ("gradable", _boolean)
-    ),
-    "weather_adjectives": _sequence(_word),
-    "weather_verbs": _sequence(_word),
-    "irregular_verbs": _rows(("base", _word), ("past", _word), ("participle", _word)),
-    "doubling_verbs": _sequence(_word),
-    "stative_verbs": _sequence(_word),
-    "intransitive": _rows(_VERB, _SUBJECT),
-    "motion": _rows(_VERB, _SUBJECT),
-    "transitive": _rows(_VERB, _SUBJECT, ("object tags", _tag_list)),
-    "prepositional": _rows(
-        _VERB, ("preposition", _word), _SUBJECT, ("object tags", _tag_list)
-    ),
-    "place_verbs": _rows(_VERB, ("preposition", _word), _SUBJECT, ("place tags", _tag_list)),
-    "ditransitive": _rows(
-        _VERB, ("preposition", _word), _SUBJECT, ("recipient tags", _tag_list),
-        ("theme tags", _tag_list),
-    ),
-    "that_verbs": _rows(_VERB, _SUBJECT, ("takes a recipient", _boolean)),
-    "infinitive_verbs": _rows(_VERB, _SUBJECT),
-    "event_verbs": _sequence(_word),
-    "subject_pronouns": _rows(
-        ("word", _word), ("person", _integer(1, 3)), ("plural", _boolean), ("weight", _weight)
-    ),
-    "object_pronouns": _rows(("word", _word), ("person", _integer(1, 3)), ("plural", _boolean)),
-    "singular_determiners": _weights(_optional_word),
-    "plural_determiners": _weights(_optional_word),
-    "mass_determiners": _weights(_optional_word),
-    "indefinite_plural_determiners": _weights(_optional_word),
-    "indefinite_mass_determiners": _weights(_optional_word),
-    "ground_singular_determiners": _weights(_optional_word),
-    "ground_plural_determiners": _weights(_optional_word),
-    "ground_mass_determiners": _weights(_optional_word),
-    "definite_determiners": _sequence(_word),
-    "a_before_vowel": _sequence(_word),
-    "an_before_consonant": _sequence(_word),
-    "noun_pps": _rows(
-        ("host tags", _tag_list), ("preposition", _word), ("ground tags", _tag_list),
-        ("weight", _weight),
-    ),
-    "locations": _rows(
-        ("locatum tags", _tag_list), ("preposition", _word), ("ground tags", _tag_list),
-        ("weight", _weight),
-    ),
-    "locatum_tags": _tag_set,
-    "agent_tags": _tag_set,
-    "predicable_tags": _tag_set,
-    "transport": _sequence(_words_of),
-    "transport_verbs": _sequence(_word),
-    "into_verbs": _sequence(_word),
-    "manner_adverbs": _sequence(_word),
-    "times": _weights(_one_of(_TIME_NAMES), _TIME_NAMES),
-    "tenses": _mapping(_one_of(_TIME_NAMES), _weights(_one_of(_TENSE_NAMES)), _TIME_NAMES),
-    "time_adverbials": _mapping(_one_of(_TENSE_NAMES), _sequence(_phrase), _TENSE_NAMES),
-    "pre_adverbs": _pre_adverbs,
-    "copula_adverbs": _mapping(
-        _one_of(_TENSE_NAMES), _sequence(_word),
-        tuple(tense for tense in _TENSE_NAMES if tense not in STATIVE_TENSE),
-    ),
-    "subordinators": _weights(_word),
-    "subordinate_tenses": _subordinate_tenses,
-    "clause_kinds": _weights(_one_of(_CLAUSE_KIND_NAMES)),
-    "embedded_kinds": _weights(_one_of(_CLAUSE_KIND_NAMES)),
-    "wh_words": _weights(_one_of(_WH_NAMES)),
-    "discourse_markers": _rows(
-        ("marker", _phrase), ("weight", _weight), ("condition", _one_of(_MARKER_CONDITIONS))
-    ),
-    "question_markers": _weights(_phrase),
-    "vocatives": _weights(_phrase),
-    "probabilities": _record(
-        dict.fromkeys(_PROBABILITIES, _probability)
-        | dict.fromkeys(_DEPTH_PROBABILITIES, _depth_probabilities)
-    ),
-}
-
-# The columns of tables that name tags, each of which must be carried by some noun.
-_TAG_COLUMNS: dict[str, tuple[int, ...]] = {
-    "adjectives": (2,), "intransitive": (1,), "motion": (1,), "transitive": (1, 2),
-    "prepositional": (2, 3), "place_verbs": (2, 3), "ditransitive": (2, 3, 4),
-    "that_verbs": (1,), "infinitive_verbs": (1,), "noun_pps": (0, 2), "locations": (0, 2),
-}
-
-
-def _check_references(tables: dict[str, Any]) -> None:
-    """Cross-table checks: tags name noun tags, subordinate tenses name subordinators."""
-    noun_tags = {tag for _, _, tags in tables["count_nouns"] for tag in tags.split()}
-    noun_tags.update(tag for _, tags in tables["mass_nouns"] for tag in tags.split())
-    for name, columns in _TAG_COLUMNS.items():
-        for i, row in enumerate(tables[name]):
-            for column in columns:
-                unknown = sorted(set(row[column].split()) - noun_tags)
-                if unknown:
-                    raise _Invalid(
-                        f"{name}[{i}] ({row[0]}): tag {unknown[0]!r} is on no noun"
-                    )
-    for name in ("locatum_tags", "agent_tags", "predicable_tags"):
-        unknown = sorted(tables[name] - noun_tags)
-        if unknown:
-            raise _Invalid(f"{name}: tag {unknown[0]!r} is on no noun")
-    subordinators = {word for word, _ in tables["subordinators"]}
-    for word, _ in tables["subordinate_tenses"]:
-        if word not in subordinators:
-            raise _Invalid(f"subordinate_tenses: {word!r} is not in subordinators")
-
-
-def load_lexicon(path: str | Path) -> dict[str, Any]:
-    """The checked tables of the lexicon file at ``path``, by name (see ``_SCHEMA``).
-
-    Raises ValueError naming the file and the table, entry and field at fault.
-    """
-    path = Path(path)
-    try:
-        with path.open(encoding="utf-8") as stream:
-            data = yaml.load(stream, Loader=_UniqueKeyLoader)
-    except yaml.YAMLError as error:
-        raise ValueError(f"{path}: not valid YAML: {error}") from None
-    try:
-        if not isinstance(data, dict):
-            raise _Invalid(f"expected a mapping of tables, got {_got(data)}")
-        _check_names("tables", data, tuple(_SCHEMA))
-        tables = {name: check(data[name], name) for name, check in _SCHEMA.items()}
-        _check_references(tables)
-    except _Invalid as error:
-        raise ValueError(f"{path}: {error}") from None
-    return tables
-
-
-# --------------------------------------------------------------------------------------------
-# The lexicon's tables, as the rules use them (see lexicon.yaml for what each one holds).
-# --------------------------------------------------------------------------------------------
-
-_LEXICON = load_lexicon(LEXICON_PATH)
-
-# Nouns: (singular, plural or "" for the regular plural, tags) and (word, tags).
-COUNT_NOUNS: tuple[tuple[str, str, str], ...] = _LEXICON["count_nouns"]
-MASS_NOUNS: tuple[tuple[str, str], ...] = _LEXICON["mass_nouns"]
-# (word, rank for ordering: quality < size < age < colour, tags it can modify, gradable)
-ADJECTIVES: tuple[tuple[str, int, str, bool], ...] = _LEXICON["adjectives"]
-WEATHER_ADJECTIVES: tuple[str, ...] = _LEXICON["weather_adjectives"]
-WEATHER_VERBS: tuple[str, ...] = _LEXICON["weather_verbs"]
-
-# Verbs: irregular (base, past, past participle) forms, spelling and aspect classes, and the
-# frames (verb, [preposition,] tags of the subject and complements).
-IRREGULAR_VERBS: tuple[tuple[str, str, str], ...] = _LEXICON["irregular_verbs"]
-DOUBLING_VERBS: tuple[str, ...] = _LEXICON["doubling_verbs"]
-STATIVE_VERBS: tuple[str, ...] = _LEXICON["stative_verbs"]
-INTRANSITIVE: tuple[tuple[str, str], ...] = _LEXICON["intransitive"]
-MOTION: tuple[tuple[str, str], ...] = _LEXICON["motion"]
-TRANSITIVE: tuple[tuple[str, str, str], ...] = _LEXICON["transitive"]
-PREPOSITIONAL: tuple[tuple[str, str, str, str], ...] = _LEXICON["prepositional"]
-PLACE_VERBS: tuple[tuple[str, str, str, str], ...] = _LEXICON["place_verbs"]
-DITRANSITIVE: tuple[tuple[str, str, str, str, str], ...] = _LEXICON["ditransitive"]
-THAT_VERBS: tuple[tuple[str, str, bool], ...] = _LEXICON["that_verbs"]
-INFINITIVE_VERBS: tuple[tuple[str, str], ...] = _LEXICON["infinitive_verbs"]
-EVENT_VERBS: tuple[str, ...] = _LEXICON["event_verbs"]
-
-# Function words and phrase tables; (item, weight) pairs are weighted choices.
-SUBJECT_PRONOUNS: tuple[tuple[str, int, bool, float], ...] = _LEXICON["subject_pronouns"]
-OBJECT_PRONOUNS: tuple[tuple[str, int, bool], ...] = _LEXICON["object_pronouns"]
-SINGULAR_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON["singular_determiners"]
-PLURAL_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON["plural_determiners"]
-MASS_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON["mass_determiners"]
-INDEFINITE_PLURAL_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON[
-    "indefinite_plural_determiners"
-]
-INDEFINITE_MASS_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON[
-    "indefinite_mass_determiners"
-]
-GROUND_SINGULAR_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON[
-    "ground_singular_determiners"
-]
-GROUND_PLURAL_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON["ground_plural_determiners"]
-GROUND_MASS_DETERMINERS: tuple[tuple[str, float], ...] = _LEXICON["ground_mass_determiners"]
-DEFINITE_DETERMINERS = frozenset(_LEXICON["definite_determiners"])
-A_BEFORE_VOWEL: tuple[str, ...] = _LEXICON["a_before_vowel"]
-AN_BEFORE_CONSONANT: tuple[str, ...] = _LEXICON["an_before_consonant"]
-NOUN_PPS: tuple[tuple[str, str, str, float], ...] = _LEXICON["noun_pps"]
-LOCATIONS: tuple[tuple[str, str, str, float], ...] = _LEXICON["locations"]
-LOCATUM_TAGS: frozenset[str] = _LEXICON["locatum_tags"]
-AGENT_TAGS: frozenset[str] = _LEXICON["agent_tags"]
-PREDICABLE_TAGS: frozenset[str] = _LEXICON["predicable_tags"]
-TRANSPORT: tuple[tuple[str, ...], ...] = _LEXICON["transport"]
-TRANSPORT_VERBS: tuple[str, ...] = _LEXICON["transport_verbs"]
-INTO_VERBS: tuple[str, ...] = _LEXICON["into_verbs"]
-MANNER_ADVERBS: tuple[str, ...] = _LEXICON["manner_adverbs"]
-
-# Times and tenses.
-TIMES: tuple[tuple[str, float], ...] = _LEXICON["times"]
-TENSES: dict[str, tuple[tuple[str, float], ...]] = _LEXICON["tenses"]
-TIME_ADVERBIALS: dict[str, tuple[str, ...]] = _LEXICON["time_adverbials"]
-PRE_ADVERBS: dict[tuple[str, bool], tuple[str, ...]] = _LEXICON["pre_adverbs"]
-COPULA_ADVERBS: dict[str, tuple[str, ...]] = _LEXICON["copula_adverbs"]
-
-# Clauses, discourse markers and forms of address.
-SUBORDINATORS: tuple[tuple[str, float], ...] = _LEXICON["subordinators"]
-SUBORDINATE_TENSES: dict[tuple[str, str], tuple[tuple[str, float], ...]] = _LEXICON[
-    "subordinate_tenses"
-]
-CLAUSE_KINDS: tuple[tuple[str, float], ...] = _LEXICON["clause_kinds"]
-EMBEDDED_KINDS: tuple[tuple[str, float], ...] = _LEXICON["embedded_kinds"]
-WH_WORDS: tuple[tuple[str, float], ...] = _LEXICON["wh_words"]
-DISCOURSE_MARKERS: tuple[tuple[str, float, str], ...] = _LEXICON["discourse_markers"]
-QUESTION_MARKERS: tuple[tuple[str, float], ...] = _LEXICON["question_markers"]
-VOCATIVES: tuple[tuple[str, float], ...] = _LEXICON["vocatives"]
-
-# Probabilities, indexed by depth (0 = main clause) where they are tuples.
-_P: dict[str, Any] = _LEXICON["probabilities"]
-P_PLURAL: float = _P["plural"]
-P_GROUND_PLURAL: float = _P["ground_plural"]
-P_ADJECTIVE: tuple[float, ...] = _P["adjective"]
-P_TWO_ADJECTIVES: tuple[float, ...] = _P["two_adjectives"]
-P_VERY: float = _P["very"]
-P_NOUN_PP: tuple[float, ...] = _P["noun_pp"]
-P_RELATIVE: tuple[float, ...] = _P["relative"]
-P_SUBJECT_PRONOUN: float = _P["subject_pronoun"]
-P_OBJECT_PRONOUN: float = _P["object_pronoun"]
-P_COORDINATED_SUBJECT: tuple[float, ...] = _P["coordinated_subject"]
-P_LOCATION: tuple[float, ...] = _P["location"]
-P_MANNER: tuple[float, ...] = _P["manner"]
-P_COMPANION: tuple[float, ...] = _P["companion"]
-P_TIME: tuple[float, ...] = _P["time"]
-P_ADVERB: float = _P["adverb"]
-P_NEGATIVE: float = _P["negative"]
-P_SUBORDINATE_NEGATIVE: float = _P["subordinate_negative"]
-P_YES_NO: float = _P["yes_no"]
-P_WH: float = _P["wh"]
-P_SUBORDINATE: float = _P["subordinate"]
-P_COORDINATION: float = _P["coordination"]
-P_VP_COORDINATION: float = _P["vp_coordination"]
-P_FRONT_TIME: float = _P["front_time"]
-P_QUESTION_SUBORDINATE: float = _P["question_subordinate"]
-P_WHICH: float = _P["which"]
-P_MARKER: float = _P["marker"]
-P_QUESTION_MARKER: float = _P["question_marker"]
-P_VOCATIVE: float = _P["vocative"]
-P_LIST_SUBJECT: tuple[float, ...] = _P["list_subject"]
-P_LIST_OBJECT: tuple[float, ...] = _P["list_object"]
-P_FOURTH_ITEM: float = _P["fourth_item"]
-P_LIST_WITH_I: float = _P["list_with_i"]
-P_ADJECTIVE_LIST: float = _P["adjective_list"]
-P_NONRESTRICTIVE: tuple[float, ...] = _P["nonrestrictive"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -604,52 +193,6 @@ class _Weighted(Generic[T]):
 
     def pick(self, rng: random.Random) -> T:
         return self.items[bisect(self.cumulative, rng.random() * self.total)]
-
-
-@dataclass(frozen=True, slots=True)
-class _Noun:
-    singular: str
-    plural: str
-    tags: frozenset[str]
-
-
-@dataclass(frozen=True, slots=True)
-class _Adjective:
-    word: str
-    rank: int
-    tags: frozenset[str]
-    gradable: bool
-
-
-@dataclass(frozen=True, slots=True)
-class _Forms:
-    base: str
-    third: str
-    past: str
-    participle: str
-    ing: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Frame:
-    """A verb with its complement pattern and the tags of its subject and complements."""
-
-    kind: str
-    verb: str
-    subject: frozenset[str]
-    objects: frozenset[str] = frozenset()
-    prep: str = ""
-    recipient: frozenset[str] = frozenset()
-    stative: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class _Rule:
-    """A preposition linking a host (noun or locatum) to a ground noun phrase."""
-
-    host: frozenset[str]
-    prep: str
-    ground: frozenset[str]
 
 
 @dataclass(slots=True)
@@ -676,7 +219,7 @@ class _Clause:
     """A clause before word order is fixed; ``verb`` None is the copula ``be``."""
 
     subject: _Phrase
-    verb: _Forms | None
+    verb: Forms | None
     tense: str
     negative: bool = False
     adverb: str = ""
@@ -685,102 +228,9 @@ class _Clause:
 
 
 # --------------------------------------------------------------------------------------------
-# Morphology and table compilation.
+# The lexicon's tables as weighted choices, and the frame kinds the rules combine.
 # --------------------------------------------------------------------------------------------
 
-_VOWELS = "aeiou"
-
-
-def _tags(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-def _regular_plural(word: str) -> str:
-    if word.endswith(("s", "x", "z", "ch", "sh")):
-        return word + "es"
-    if word.endswith("y") and word[-2] not in _VOWELS:
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-def _verb_forms(base: str, past: str = "", participle: str = "") -> _Forms:
-    if base == "have":
-        third = "has"
-    elif base.endswith(("s", "x", "z", "ch", "sh", "o")):
-        third = base + "es"
-    elif base.endswith("y") and base[-2] not in _VOWELS:
-        third = base[:-1] + "ies"
-    else:
-        third = base + "s"
-    doubled = base + base[-1] if base in DOUBLING_VERBS else base
-    if not past:
-        if base.endswith("e"):
-            past = base + "d"
-        elif base.endswith("y") and base[-2] not in _VOWELS:
-            past = base[:-1] + "ied"
-        else:
-            past = doubled + "ed"
-        participle = past
-    if base.endswith("ie"):
-        ing = base[:-2] + "ying"
-    elif base.endswith("e") and not base.endswith(("ee", "ye", "oe")):
-        ing = base[:-1] + "ing"
-    else:
-        ing = doubled + "ing"
-    return _Forms(base, third, past, participle or past, ing)
-
-
-def _compile_nouns() -> tuple[_Noun, ...]:
-    nouns = [
-        _Noun(singular, plural or _regular_plural(singular), _tags(tags))
-        for singular, plural, tags in COUNT_NOUNS
-    ]
-    nouns += [_Noun(word, "", _tags(tags)) for word, tags in MASS_NOUNS]
-    return tuple(nouns)
-
-
-def _compile_frames() -> dict[str, tuple[_Frame, ...]]:
-    stative = frozenset(STATIVE_VERBS)
-    frames: dict[str, tuple[_Frame, ...]] = {
-        "intr": tuple(_Frame("intr", v, _tags(s)) for v, s in INTRANSITIVE),
-        "motion": tuple(_Frame("motion", v, _tags(s)) for v, s in MOTION),
-        "trans": tuple(
-            _Frame("trans", v, _tags(s), _tags(o), stative=v in stative) for v, s, o in TRANSITIVE
-        ),
-        "prep": tuple(
-            _Frame("prep", v, _tags(s), _tags(o), p, stative=v == "belong")
-            for v, p, s, o in PREPOSITIONAL
-        ),
-        "place": tuple(_Frame("place", v, _tags(s), _tags(o), p) for v, p, s, o in PLACE_VERBS),
-        "ditr": tuple(
-            _Frame("ditr", v, _tags(s), _tags(o), p, _tags(r)) for v, p, s, r, o in DITRANSITIVE
-        ),
-        "that": tuple(
-            _Frame("that", v, _tags(s), recipient=_tags("person") if r else frozenset(),
-                   stative=v in stative)
-            for v, s, r in THAT_VERBS
-        ),
-        "inf": tuple(_Frame("inf", v, _tags(s), stative=v in stative) for v, s in INFINITIVE_VERBS),
-        "event": tuple(_Frame("intr", v, _tags("event")) for v in EVENT_VERBS),
-    }
-    return frames
-
-
-NOUNS: tuple[_Noun, ...] = _compile_nouns()
-ADJECTIVE_ENTRIES: tuple[_Adjective, ...] = tuple(
-    _Adjective(word, rank, _tags(tags), gradable) for word, rank, tags, gradable in ADJECTIVES
-)
-FRAMES: dict[str, tuple[_Frame, ...]] = _compile_frames()
-_IRREGULAR = {base: (past, participle) for base, past, participle in IRREGULAR_VERBS}
-VERB_FORMS: dict[str, _Forms] = {
-    verb: _verb_forms(verb, *_IRREGULAR.get(verb, ("", "")))
-    for verb in sorted(
-        {frame.verb for frames in FRAMES.values() for frame in frames} | set(WEATHER_VERBS)
-    )
-}
-
-_NOUN_PP_RULES = tuple((_Rule(_tags(h), p, _tags(g)), w) for h, p, g, w in NOUN_PPS)
-_LOCATION_RULES = tuple((_Rule(_tags(h), p, _tags(g)), w) for h, p, g, w in LOCATIONS)
 _INFINITIVE_VERBS = frozenset(verb for verb, _ in INFINITIVE_VERBS)
 _INNER_KINDS = ("intr", "motion", "trans", "prep", "place", "ditr")
 _RELATIVE_SUBJECT_KINDS = ("intr", "motion", "trans", "prep", "place", "ditr", "inf")
@@ -807,12 +257,9 @@ _W_QUESTION_MARKERS = _Weighted(QUESTION_MARKERS)
 _W_VOCATIVES = _Weighted(VOCATIVES)
 
 
-def _article(word: str) -> str:
-    if word in A_BEFORE_VOWEL:
-        return "a"
-    if word[0] in _VOWELS or word in AN_BEFORE_CONSONANT:
-        return "an"
-    return "a"
+# --------------------------------------------------------------------------------------------
+# Realisation: agreement, verb groups, word order and punctuation.
+# --------------------------------------------------------------------------------------------
 
 
 def _be_present(person: int, plural: bool) -> str:
@@ -826,7 +273,7 @@ def _be_past(person: int, plural: bool) -> str:
 
 
 def _verb_group(
-    verb: _Forms | None,
+    verb: Forms | None,
     tense: str,
     subject: _Phrase,
     negative: bool,
@@ -934,10 +381,10 @@ class Grammar:
 
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
-        self._noun_cache: dict[frozenset[str], tuple[_Noun, ...]] = {}
-        self._adjective_cache: dict[frozenset[str], tuple[_Adjective, ...]] = {}
-        self._rule_cache: dict[tuple[str, frozenset[str]], _Weighted[_Rule] | None] = {}
-        self._frame_cache: dict[tuple[str, frozenset[str]], tuple[_Frame, ...]] = {}
+        self._noun_cache: dict[frozenset[str], tuple[Noun, ...]] = {}
+        self._adjective_cache: dict[frozenset[str], tuple[Adjective, ...]] = {}
+        self._rule_cache: dict[tuple[str, frozenset[str]], _Weighted[Rule] | None] = {}
+        self._frame_cache: dict[tuple[str, frozenset[str]], tuple[Frame, ...]] = {}
 
     # ---- public ------------------------------------------------------------------------
 
@@ -951,30 +398,30 @@ class Grammar:
 
     # ---- lookups -----------------------------------------------------------------------
 
-    def _nouns(self, tags: frozenset[str]) -> tuple[_Noun, ...]:
+    def _nouns(self, tags: frozenset[str]) -> tuple[Noun, ...]:
         nouns = self._noun_cache.get(tags)
         if nouns is None:
             nouns = tuple(noun for noun in NOUNS if noun.tags & tags)
             self._noun_cache[tags] = nouns
         return nouns
 
-    def _adjectives_for(self, tags: frozenset[str]) -> tuple[_Adjective, ...]:
+    def _adjectives_for(self, tags: frozenset[str]) -> tuple[Adjective, ...]:
         adjectives = self._adjective_cache.get(tags)
         if adjectives is None:
             adjectives = tuple(adj for adj in ADJECTIVE_ENTRIES if adj.tags & tags)
             self._adjective_cache[tags] = adjectives
         return adjectives
 
-    def _rules(self, table: str, tags: frozenset[str]) -> _Weighted[_Rule] | None:
+    def _rules(self, table: str, tags: frozenset[str]) -> _Weighted[Rule] | None:
         key = (table, tags)
         if key not in self._rule_cache:
-            rows = _NOUN_PP_RULES if table == "noun" else _LOCATION_RULES
+            rows = NOUN_PP_RULES if table == "noun" else LOCATION_RULES
             matching = [(rule, weight) for rule, weight in rows if rule.host & tags]
             self._rule_cache[key] = _Weighted(matching) if matching else None
         return self._rule_cache[key]
 
     def _frames(self, kind: str, tags: frozenset[str], role: str = "subject") -> tuple[
-        _Frame, ...
+        Frame, ...
     ]:
         key = (kind + ":" + role, tags)
         frames = self._frame_cache.get(key)
@@ -1090,14 +537,14 @@ class Grammar:
     def _try_wh(self, target: str, time: str) -> list[str] | None:
         rng = self._rng
         if target == "who" and rng.random() < 0.45:
-            who = _Phrase(["who"], 3, False, _tags("person"))
+            who = _Phrase(["who"], 3, False, tags_of("person"))
             return _declarative(self._clause(time, 0, question=True, subject=who, neg_p=0.05))
         if target == "what" and rng.random() < 0.15:
-            what = _Phrase(["what"], 3, False, _tags("event"))
+            what = _Phrase(["what"], 3, False, tags_of("event"))
             if rng.random() < 0.5:
                 clause = self._build(FRAMES["event"][0], time, 0, subject=what, question=True)
             else:
-                what.tags = _tags("portable food")
+                what.tags = tags_of("portable food")
                 clause = self._copula(time, 0, subject=what, question=True, mode="loc")
             return _declarative(clause)
         neg_p = 0.25 if target == "why" else 0.02
@@ -1189,7 +636,7 @@ class Grammar:
 
     def _build(
         self,
-        frame: _Frame,
+        frame: Frame,
         time: str,
         depth: int,
         *,
@@ -1205,7 +652,7 @@ class Grammar:
         d = min(depth, MAX_DEPTH)
         tense = self._tense(time, tense, frame.stative)
         kind = frame.kind
-        inner: _Frame | None = None
+        inner: Frame | None = None
         if kind == "inf":
             subject_tags = subject.tags if subject is not None else frame.subject
             candidates = [
@@ -1269,7 +716,7 @@ class Grammar:
                 slots.append(_Slot(self._location(subject.tags, depth + 1), ((("where",), ()),)))
             if agentive and "person" in subject.tags and rng.random() < P_COMPANION[d]:
                 prep = "with" if rng.random() < 0.6 else "for"
-                companion = self._noun_phrase(_tags("person"), depth + 1)
+                companion = self._noun_phrase(tags_of("person"), depth + 1)
                 slots.append(_Slot([prep, *companion.words], ((("who",), (prep,)),)))
         negative = False
         adverb = ""
@@ -1312,7 +759,7 @@ class Grammar:
                     mode = "loc"
         if subject is None:
             if mode == "job":
-                subject = self._subject(_tags("person"), depth)
+                subject = self._subject(tags_of("person"), depth)
             elif mode == "loc":
                 subject = self._subject(LOCATUM_TAGS, depth)
             else:
@@ -1343,12 +790,12 @@ class Grammar:
             slots.append(_Slot(self._location(subject.tags, depth + 1), ((("where",), ()),)))
             open_wh = ("why", "when")
         else:
-            noun = rng.choice(self._nouns(_tags("job")))
+            noun = rng.choice(self._nouns(tags_of("job")))
             adjectives = self._adjectives(noun, depth + 1)
             if subject.plural:
                 slots.append(_Slot([*adjectives, noun.plural]))
             else:
-                slots.append(_Slot([_article((adjectives or [noun.singular])[0]), *adjectives,
+                slots.append(_Slot([article((adjectives or [noun.singular])[0]), *adjectives,
                                     noun.singular]))
         negative = rng.random() < neg_p
         adverb = ""
@@ -1360,10 +807,10 @@ class Grammar:
             )
         return _Clause(subject, None, tense, negative, adverb, slots, open_wh)
 
-    def _adjective_list(self, adjectives: Sequence[_Adjective]) -> list[str] | None:
+    def _adjective_list(self, adjectives: Sequence[Adjective]) -> list[str] | None:
         """Three predicate adjectives: "big, quiet and friendly" (at most one of each size, age
         and colour rank, so no "big, small and ..."); None if there are not enough."""
-        picked: list[_Adjective] = []
+        picked: list[Adjective] = []
         for adjective in self._rng.sample(adjectives, min(len(adjectives), 8)):
             if adjective.rank == 0 or all(adjective.rank != p.rank for p in picked):
                 picked.append(adjective)
@@ -1385,11 +832,11 @@ class Grammar:
         self, time: str, depth: int, *, question: bool, neg_p: float, tense: str, adverbial: str
     ) -> _Clause:
         rng = self._rng
-        it = _Phrase(["it"], 3, False, _tags("weather"))
+        it = _Phrase(["it"], 3, False, tags_of("weather"))
         if rng.random() < 0.5:
             tense = self._tense(time, tense, False)
             slots: list[_Slot] = []
-            verb: _Forms | None = VERB_FORMS[rng.choice(WEATHER_VERBS)]
+            verb: Forms | None = VERB_FORMS[rng.choice(WEATHER_VERBS)]
             open_wh: tuple[str, ...] = ("when", "where", "why")
         else:
             tense = self._tense(time, tense, True)
@@ -1416,19 +863,19 @@ class Grammar:
         if "person" in tags:
             if r < P_SUBJECT_PRONOUN:
                 word, person, plural = _W_SUBJECT_PRONOUNS.pick(rng)
-                return _Phrase([word], person, plural, _tags("person"))
+                return _Phrase([word], person, plural, tags_of("person"))
             r -= P_SUBJECT_PRONOUN
             if r < P_COORDINATED_SUBJECT[d]:
-                first = self._noun_phrase(_tags("person"), depth + 1)
+                first = self._noun_phrase(tags_of("person"), depth + 1)
                 if rng.random() < 0.3:
-                    return _Phrase([*first.words, "and", "I"], 1, True, _tags("person"))
-                second = self._noun_phrase(_tags("person"), depth + 1)
-                return _Phrase([*first.words, "and", *second.words], 3, True, _tags("person"))
+                    return _Phrase([*first.words, "and", "I"], 1, True, tags_of("person"))
+                second = self._noun_phrase(tags_of("person"), depth + 1)
+                return _Phrase([*first.words, "and", *second.words], 3, True, tags_of("person"))
             r -= P_COORDINATED_SUBJECT[d]
         elif "animal" in tags:
             if r < 0.08:
                 plural = rng.random() < 0.3
-                return _Phrase(["they" if plural else "it"], 3, plural, _tags("animal"))
+                return _Phrase(["they" if plural else "it"], 3, plural, tags_of("animal"))
             r -= 0.08
         if r < P_LIST_SUBJECT[d]:
             listed = self._list(tags, depth, subject=True)
@@ -1441,7 +888,7 @@ class Grammar:
         if "person" in tags and rng.random() < P_OBJECT_PRONOUN:
             word, person, plural = rng.choice(OBJECT_PRONOUNS)
             if person == 3 or person != subject.person:
-                return _Phrase([word], person, plural, _tags("person"))
+                return _Phrase([word], person, plural, tags_of("person"))
         if rng.random() < P_LIST_OBJECT[min(depth, MAX_DEPTH)]:
             listed = self._list(tags, depth)
             if listed is not None:
@@ -1458,16 +905,16 @@ class Grammar:
         nouns for a list.
         """
         rng = self._rng
-        categories = [tag for tag in sorted(tags) if len(self._nouns(_tags(tag))) >= 4]
+        categories = [tag for tag in sorted(tags) if len(self._nouns(tags_of(tag))) >= 4]
         if not categories:
             return None
-        category = _tags(categories[int(rng.random() * len(categories))])
+        category = tags_of(categories[int(rng.random() * len(categories))])
         size = 4 if rng.random() < P_FOURTH_ITEM else 3
         with_i = subject and "person" in category and rng.random() < P_LIST_WITH_I
         nouns = rng.sample(self._nouns(category), size - with_i)
         items = [self._noun_phrase(category, depth + 1, noun=noun, simple=True) for noun in nouns]
         if with_i:
-            items.append(_Phrase(["I"], 1, False, _tags("person")))
+            items.append(_Phrase(["I"], 1, False, tags_of("person")))
         words: list[str] = []
         for item in items[:-2]:
             words += [*item.words, ","]
@@ -1492,7 +939,7 @@ class Grammar:
         indefinite: bool = False,
         ground: bool = False,
         avoid: str = "",
-        noun: _Noun | None = None,
+        noun: Noun | None = None,
         simple: bool = False,
         nonrestrictive: bool = True,
     ) -> _Phrase:
@@ -1519,7 +966,7 @@ class Grammar:
             table = _W_GROUND_SINGULAR if ground else _W_SINGULAR
         det = "a" if indefinite and noun.plural and not plural else table.pick(rng)
         if det == "a":
-            det = _article((adjectives or [form])[0])
+            det = article((adjectives or [form])[0])
         words = [det, *adjectives, form] if det else [*adjectives, form]
         head = form if noun.plural else ""
         if simple:
@@ -1539,7 +986,7 @@ class Grammar:
             words += [",", *self._relative(noun, plural, depth + 1, nonrestrictive=True), ","]
         return _Phrase(words, 3, plural, noun.tags, head)
 
-    def _adjectives(self, noun: _Noun, depth: int) -> list[str]:
+    def _adjectives(self, noun: Noun, depth: int) -> list[str]:
         rng = self._rng
         d = min(depth, MAX_DEPTH)
         r = rng.random()
@@ -1559,7 +1006,7 @@ class Grammar:
             words.insert(0, "very")
         return words
 
-    def _noun_pp(self, noun: _Noun, depth: int) -> list[str]:
+    def _noun_pp(self, noun: Noun, depth: int) -> list[str]:
         rules = self._rules("noun", noun.tags)
         if rules is None:
             return []
@@ -1578,27 +1025,27 @@ class Grammar:
             return ["at", "home"]
         rules = self._rules("location", tags)
         if rules is None:
-            rules = self._rules("location", _tags("person"))
+            rules = self._rules("location", tags_of("person"))
             assert rules is not None
         rule = rules.pick(rng)
         return [rule.prep, *self._noun_phrase(rule.ground, depth, ground=True).words]
 
-    def _goal(self, frame: _Frame, depth: int) -> _Slot:
+    def _goal(self, frame: Frame, depth: int) -> _Slot:
         rng = self._rng
         r = rng.random()
         if r < 0.12:
             words = ["home"]
         elif r < 0.8:
-            words = ["to", *self._noun_phrase(_tags("goal"), depth + 1, ground=True).words]
+            words = ["to", *self._noun_phrase(tags_of("goal"), depth + 1, ground=True).words]
         elif r < 0.9 and frame.verb in INTO_VERBS:
-            goal = self._noun_phrase(_tags("room building"), depth + 1, ground=True)
+            goal = self._noun_phrase(tags_of("room building"), depth + 1, ground=True)
             words = ["into", *goal.words]
         else:
-            words = ["across", *self._noun_phrase(_tags("across"), depth + 1, ground=True).words]
+            words = ["across", *self._noun_phrase(tags_of("across"), depth + 1, ground=True).words]
         return _Slot(words, ((("where",), ()),))
 
     def _relative(
-        self, noun: _Noun, plural: bool, depth: int, *, nonrestrictive: bool = False
+        self, noun: Noun, plural: bool, depth: int, *, nonrestrictive: bool = False
     ) -> list[str]:
         """A relative clause on ``noun``; a non-restrictive one takes "who" or "which", never
         "that"."""
@@ -1658,7 +1105,7 @@ def _collect_vocabulary() -> frozenset[str]:
         INDEFINITE_PLURAL_DETERMINERS, SUBORDINATORS,
     ):
         words.update(word for word, _ in table if word)
-    words.update(rule.prep for rule, _ in _NOUN_PP_RULES + _LOCATION_RULES)
+    words.update(rule.prep for rule, _ in NOUN_PP_RULES + LOCATION_RULES)
     words.update(frame.prep for frames in FRAMES.values() for frame in frames if frame.prep)
     words.update(word for phrase in TRANSPORT for word in phrase)
     words.update(MANNER_ADVERBS)

@@ -1,8 +1,9 @@
-"""Decoding a corpus split into records with any policy (offline is the reference point)."""
+"""Decoding a corpus split: one record per segment with any policy (offline is the reference
+point), and the offline text of a cascade's halves (an MT model's translations of the gold
+transcripts, an ASR model's CTC transcripts)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,29 +19,6 @@ from simul.policies.cascade import CascadeWaitK
 from simul.policies.offline import Offline
 from simul.records import Record
 from simul.simulate import simulate
-
-DEFAULT_PAIR = "en-es"
-"""The pair ``simul decode`` reads for a model that does not record its own."""
-
-
-def model_pair(model: str | Path) -> str | None:
-    """The language pair a model was trained on: the ``pair`` of its ``simul.json`` (every
-    shipped or packed model has one); None for a model directory without it."""
-    from simul.models.zoo import MODELS_DIR
-
-    directory = MODELS_DIR / str(model)
-    if not (directory / "config.yaml").is_file():
-        directory = Path(model)
-    info = directory / "simul.json"
-    if not info.is_file():
-        return None
-    try:
-        pair = json.loads(info.read_text()).get("pair")
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{info}: not JSON ({e})") from e
-    if pair is not None and not isinstance(pair, str):
-        raise ValueError(f"{info}: field 'pair': expected e.g. 'en-es', got {pair!r}")
-    return pair
 
 
 def records(model: ESPnetST, policy: Policy, *, model_name: str, pair: str, split: str,
@@ -103,3 +81,36 @@ def ctc_offline(model: SpeechASR, *, model_name: str, pair: str, split: str,
         start = clock()
         words = model.ctc_words(model.encode(seg.audio))
         yield Translation(seg.index, " ".join(words), seg.source, 1000.0 * (clock() - start))
+
+
+def main_decode(*, model: str, policy: str, settings: dict[str, str], out: str | Path,
+                beam: int = 1, pair: str | None = None, split: str = "tst-COMMON",
+                corpus_root=DEFAULT_ROOT, max_utterances: int | None = None,
+                device: str = "cpu") -> int:
+    """``simul decode``: records of ``split`` under ``policy`` written to ``out``, then
+    their BLEU. The split is read in the model's own pair unless ``pair`` says otherwise
+    (with a warning when they differ)."""
+    import sys
+
+    from simul import records as records_io
+    from simul.metrics.quality import corpus_quality
+    from simul.models import loader, registry
+    from simul.policies import make
+
+    on = devices.check(device)  # before any work
+    settings = dict(settings)
+    if policy == "offline" and "beam" not in settings:
+        settings["beam"] = str(beam)
+    trained_on = registry.pair(model)
+    if pair and trained_on and pair != trained_on:
+        print(f"simul: warning: decoding {pair} with a model trained on {trained_on}",
+              file=sys.stderr)
+    pair = pair or trained_on or registry.DEFAULT_PAIR
+    adapter = loader.load(model, on)
+    recs = list(records(adapter, make(policy, settings), model_name=str(model), pair=pair,
+                        split=split, corpus_root=corpus_root, max_utterances=max_utterances))
+    records_io.write(recs, out)
+    q = corpus_quality([r.prediction for r in recs], [r.reference for r in recs])
+    print(f"{len(recs)} records → {out}; BLEU {q.bleu:.2f}, length ratio "
+          f"{q.length_ratio:.3f} ({q.bleu_signature})")
+    return 0

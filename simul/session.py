@@ -23,7 +23,7 @@ the translation has finished. :meth:`Session.record` gives the
 Timing. Every decision is timed with a monotonic clock (encoding the prefix, the policy
 and the model calls it makes); a unit's elapsed time is its delay plus all computation
 spent on the stream so far (SimulEval's computation-aware definition). With
-:class:`~simul.shared.SharedCalls` as the model, results remembered from another setting
+:class:`~simul.sweep.calls.SharedCalls` as the model, results remembered from another setting
 are charged what they cost when first computed. The clock is the model's device's
 (:func:`simul.models.device.timing_clock`): ``time.perf_counter`` itself on the CPU; on a
 GPU it first waits for the kernels the decision queued (``torch.cuda.synchronize``), which
@@ -131,7 +131,7 @@ class Session:
         self.unit_elapsed: list[float] = []
         self.trace: list[tuple[float, int]] = []
         self._words_out = 0  # complete words already returned
-        # results another setting computed (simul.shared) are charged what they cost then
+        # results another setting computed (simul.sweep.calls) are charged what they cost then
         self._settle = getattr(model, "settle", None) or (lambda: 0.0)
 
     # ------------------------------------------------------------------ input

@@ -16,10 +16,10 @@ float results on a GPU may differ from the CPU's, in a unit or a decision, and i
 surely do) and :func:`code_version`. Not in the key: where the inputs live and what they are
 called (the model directory's name, the wav's path), which a sweep sets on the records it
 takes from here; nor ``share`` (shared computations give the same units, and each setting is
-charged what it would have spent alone, see :mod:`simul.shared`), nor the machine, nor
+charged what it would have spent alone, see :mod:`simul.sweep.calls`), nor the machine, nor
 which GPU (``cuda:0`` and ``cuda:1``, or two GPU models, share a key as two CPUs do; each
 record's ``device`` field names the one that decoded it), nor whether it was decoded alone
-or in lockstep with other utterances (:mod:`simul.lockstep`: its ``lockstep`` field says
+or in lockstep with other utterances (:mod:`simul.sweep.lockstep`: its ``lockstep`` field says
 so; its computation-aware times are single-stream either way, and its units are those of
 decoding it alone but where batched float rounding flips a rare near-tie).
 
@@ -81,10 +81,12 @@ OFF = ("off", "none", "false", "no", "0")
 FORMAT = 1
 """The stored files' layout (``format`` in each file)."""
 
-PACKAGE = Path(__file__).resolve().parent
-CODE_FILES = ("stream.py", "simulate.py", "lockstep.py", "policies/*.py", "models/espnet_st.py",
-              "models/decoder_scorers.py", "models/rnn_padded.py", "models/device.py",
-              "metrics/units.py", "shared.py", "records.py", "corpus/mustc.py")
+PACKAGE = Path(__file__).resolve().parents[1]
+"""The :mod:`simul` package (this module is ``simul/sweep/store.py``)."""
+CODE_FILES = ("session.py", "simulate.py", "sweep/lockstep.py", "policies/*.py",
+              "models/espnet_st.py", "models/decoder_scorers.py", "models/rnn_padded.py",
+              "models/device.py", "metrics/units.py", "sweep/calls.py", "records.py",
+              "corpus/mustc.py")
 """Modules of :mod:`simul` (globs, relative to the package) whose source decides the records."""
 LIBRARIES = ("torch", "espnet")
 

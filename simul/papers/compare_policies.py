@@ -14,10 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
-from simul import notebook
 from simul.claims import Claim, evaluate
+from simul.papers import notebook
 from simul.records import read
 
 POLICIES = ("wait_k_frames", "wait_k_words", "predecision", "onlinization", "wait_k_catchup",
@@ -32,7 +31,7 @@ KNOWN_GAPS: dict[str, str] = {}
 # matched to the units' rate: Spanish characters come ~4× faster than 500-piece BPE units
 # (≈ 18 vs ≈ 4–5 per second of the mini corpus' English speech). Every step is a multiple
 # of 50 ms (characters) or 200 ms (BPE), so that the settings read the same prefixes and
-# share their encoder passes (simul.shared).
+# share their encoder passes (simul.sweep.calls).
 _BY_UNIT = {
     "bpe": [
         {"policy": "wait_k_frames", "grid": {"k": [50, 150, 300]}, "fixed": {"s": 20, "n": 1}},
@@ -70,11 +69,9 @@ def policies(unit: str) -> list[dict]:
 def unit_of(model: str) -> str:
     """"char" or "bpe": the target units of a shipped model or ESPnet2 model directory
     (its config's ``token_type``, as the adapter reads it)."""
-    from simul.models.espnet_st import resolve_model_dir
-    from simul.models.zoo import MODELS_DIR, shipped
+    from simul.models import registry
 
-    config, _ = resolve_model_dir(MODELS_DIR / model if model in shipped() else Path(model))
-    return "char" if yaml.safe_load(config.read_text()).get("token_type") == "char" else "bpe"
+    return "char" if registry.config(model).get("token_type") == "char" else "bpe"
 
 
 def spec(model: str, unit: str, pair: str, split: str, output: str, *, corpus=None,

@@ -25,11 +25,12 @@ import uuid
 import numpy as np
 import pandas as pd
 
-from simul import notebook, plots
+from simul import plots
 from simul.claims import Claim, monotone_within
 from simul.metrics.latency import MEASURED_IN, SIMULEVAL_METRICS
 from simul.metrics.score import score_records
 from simul.metrics.units import text
+from simul.papers import notebook
 from simul.records import Record
 
 SWEEP_KS = [100, 200]
@@ -118,7 +119,7 @@ def claims(record: Record, grid: pd.DataFrame) -> list[Claim]:
 
 def timed_words(words) -> list[tuple[str, float]]:
     """(word, delay ms) pairs from a :class:`~simul.records.Record`, from words with
-    ``text`` and ``delay_ms`` (:class:`simul.stream.Word`, :class:`simul.live.Shown`) or from
+    ``text`` and ``delay_ms`` (:class:`simul.session.Word`, :class:`simul.live.Shown`) or from
     (text, delay ms) pairs."""
     if isinstance(words, Record):
         texts = words.prediction.split()

@@ -18,7 +18,7 @@ from the batch. ``benchmarks/lockstep.py`` counts the records that differ from d
 each utterance alone over whole splits.
 
 **Computation-aware latency.** Each job keeps its own clock: the time it ran (its own
-policy and decoder work, timed by the device's clock as :class:`simul.stream.Session`
+policy and decoder work, timed by the device's clock as :class:`simul.session.Session`
 times it) plus, for each of its encodes, the time of encoding that prefix *alone*: the
 first request of the group, encoded alone, is timed and that time is charged to every job
 of the group. A job is therefore charged what one stream would spend, not its share of a
@@ -73,7 +73,7 @@ class Lockstep:
 
     A job is ``job(model, clock)``: it decodes with ``model`` (the adapter, whose
     ``encode`` is batched across jobs) and times its decisions with ``clock`` (pass it to
-    :class:`~simul.shared.SharedCalls` and :func:`~simul.simulate.simulate`).
+    :class:`~simul.sweep.calls.SharedCalls` and :func:`~simul.simulate.simulate`).
     :meth:`run` returns the jobs' results in order, or raises the first job's error once
     every job has ended."""
 

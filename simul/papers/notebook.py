@@ -13,8 +13,8 @@ environment variable ``SIMUL_DEVICE``, :data:`DEVICE_ENV`: ``cpu``, ``cuda`` or 
 which ``simul reproduce --device`` sets for the kernels; a device torch cannot reach fails
 in :func:`setup`; unset, each spec's own, i.e. the CPU); :meth:`Notebook.choose` picks a
 parameter's full-run or quick-run value. The modules that build the specs
-(:mod:`simul.papers`, :mod:`simul.tutorial`, :mod:`simul.compare_policies`) end each one with
-:func:`spec`.
+(:mod:`simul.papers`, :mod:`simul.papers.tutorial`, :mod:`simul.papers.compare_policies`)
+end each one with :func:`spec`.
 """
 
 from __future__ import annotations
@@ -49,10 +49,15 @@ def spec(models: Sequence[str], pair: str, splits: Sequence[str], output: str,
 def missing_models(models: Sequence[str | Path]) -> list[str]:
     """The models of ``models`` that are neither shipped (``data/models/<name>/``) nor an
     ESPnet2 model directory."""
-    from simul.models import zoo
+    from simul.models import registry
 
-    shipped = set(zoo.shipped())
-    return [str(m) for m in models if str(m) not in shipped and not Path(m).is_dir()]
+    out = []
+    for m in models:
+        try:
+            registry.resolve(m)
+        except registry.UnknownModel:
+            out.append(str(m))
+    return out
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,7 @@ def setup(figures_dir: str | Path, runs_dir: str | Path, *, models: Sequence[str
     scheduler only the name is checked, the workers check the rest)."""
     from simul import claims, plots
     from simul.models import device as devices
-    from simul.models.zoo import MODELS_DIR
+    from simul.models.registry import MODELS_DIR
 
     if device is None and os.environ.get(DEVICE_ENV, "").strip():
         device = os.environ[DEVICE_ENV]

@@ -1,0 +1,177 @@
+"""Model names → directories, and what a model directory says about itself.
+
+The one place that knows where shipped models live (``data/models/<name>/``) and how a name
+given by a user becomes a directory (:func:`resolve`), and the one reader of a model's
+``simul.json`` (:func:`info`). Every module that turns a model name into a path or reads a
+model's metadata calls this one; it imports nothing from the rest of simul but the corpus'
+builder version, so any module may import it.
+
+A shipped model directory holds ``config.yaml`` and a ``.pth`` (an ESPnet2 model) or
+``cascade.json`` (a cascade naming its ASR and MT models), ``simul.json`` (pair, ESPnet
+task, how it was made), ``metrics.json`` and ``card.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "data" / "models"
+"""Where shipped models live: ``data/models/<name>/`` in the source tree."""
+
+CASCADE_FILE = "cascade.json"
+"""The file that makes a model directory a cascade: ``{"asr": NAME_OR_DIR, "mt": …}``."""
+
+INFO_FILE = "simul.json"
+"""A packed model's metadata: pair, task, corpus builder version, how it was made."""
+
+TASKS = ("st", "asr", "mt")
+"""ESPnet tasks simul packs and evaluates: speech translation, and a cascade's halves."""
+
+DEFAULT_PAIR = "en-es"
+"""The pair read for a model directory that does not record its own."""
+
+
+class UnknownModel(ValueError):
+    """A name that is neither a shipped model nor a model directory."""
+
+
+def shipped() -> list[str]:
+    """Shipped models and cascades (``data/models/NAME`` with config.yaml or cascade.json)."""
+    return sorted({p.parent.name for pattern in ("*/config.yaml", f"*/{CASCADE_FILE}")
+                   for p in MODELS_DIR.glob(pattern)})
+
+
+def resolve(name_or_dir: str | Path) -> Path:
+    """The directory of a model: a shipped model's name first (``data/models/NAME``), else a
+    directory (``~`` expanded). Raises :class:`UnknownModel` naming the shipped models."""
+    name = str(name_or_dir)
+    if name in shipped():
+        return MODELS_DIR / name
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return path
+    raise UnknownModel(f"no model {name!r}: not a shipped model "
+                       f"({', '.join(shipped()) or 'none yet'}) nor a directory")
+
+
+def is_cascade(directory: str | Path) -> bool:
+    """Whether a model directory is a cascade (it holds ``cascade.json``)."""
+    return (Path(directory) / CASCADE_FILE).is_file()
+
+
+def cascade_parts(name_or_dir: str | Path) -> tuple[Path, Path]:
+    """The ASR and MT model directories a cascade names: each a shipped name, a directory
+    beside ``cascade.json`` or a path. Raises ``ValueError`` naming the field."""
+    directory = resolve(name_or_dir)
+    path = directory / CASCADE_FILE
+    try:
+        spec = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: not readable JSON ({e})") from e
+    out = []
+    for key in ("asr", "mt"):
+        name = spec.get(key) if isinstance(spec, dict) else None
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{path}: field {key!r}: a shipped model name or a directory")
+        candidates = [MODELS_DIR / name, directory / name, Path(name).expanduser()]
+        found = next((c for c in candidates if c.is_dir()), None)
+        if found is None:
+            raise ValueError(f"{path}: field {key!r}: no model {name!r} (neither shipped nor "
+                             "a directory)")
+        out.append(found)
+    return out[0], out[1]
+
+
+def info(name_or_dir: str | Path) -> dict:
+    """A model's ``simul.json`` as a dict; empty for a model directory without one. Raises
+    ``ValueError`` naming the file when it is not a JSON object."""
+    path = resolve(name_or_dir) / INFO_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from e
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object")
+    return data
+
+
+def pair(name_or_dir: str | Path) -> str | None:
+    """The language pair a model was trained on (``pair`` of its simul.json: every shipped
+    or packed model has one); None for a model directory without it."""
+    found = info(name_or_dir).get("pair")
+    if found is not None and not isinstance(found, str):
+        raise ValueError(f"{resolve(name_or_dir) / INFO_FILE}: field 'pair': expected e.g. "
+                         f"'en-es', got {found!r}")
+    return found
+
+
+def config_task(conf: dict) -> str:
+    """The ESPnet task of a model config, from the fields each task's config has: an ASR
+    config has no ``src_token_list``, an MT config embeds its source (``frontend: embed``)."""
+    if "src_token_list" not in conf:
+        return "asr"
+    return "mt" if conf.get("frontend") == "embed" else "st"
+
+
+def config(name_or_dir: str | Path) -> dict:
+    """A model's ESPnet ``config.yaml`` (the shallowest one in its directory)."""
+    directory = resolve(name_or_dir)
+    configs = sorted(directory.rglob("config.yaml"), key=lambda c: (len(c.parts), c))
+    if not configs:
+        raise ValueError(f"{name_or_dir}: no config.yaml in {directory}")
+    return yaml.safe_load(configs[0].read_text()) or {}
+
+
+def task(name_or_dir: str | Path) -> str:
+    """The task of a packed model: the ``task`` of its simul.json, or, for a model packed
+    before simul.json recorded it (every one of them ST), what its config says."""
+    found = info(name_or_dir).get("task")
+    if found is None:
+        return config_task(config(name_or_dir))
+    if found not in TASKS:
+        raise ValueError(f"{resolve(name_or_dir) / INFO_FILE}: field 'task': {found!r} is not "
+                         f"a task simul evaluates (one of {', '.join(TASKS)})")
+    return found
+
+
+def shipped_translators() -> list[str]:
+    """The shipped end-to-end speech-translation models: :func:`shipped` less the cascades
+    and their halves (ASR and text MT models), which the speech-translation policies cannot
+    run on."""
+    return [name for name in shipped()
+            if not is_cascade(MODELS_DIR / name) and task(name) == "st"]
+
+
+def shipped_cascades() -> list[str]:
+    """The shipped cascades (``data/models/NAME/cascade.json``)."""
+    return [name for name in shipped() if is_cascade(MODELS_DIR / name)]
+
+
+def corpus_version(name_or_dir: str | Path) -> int | None:
+    """Builder version of the mini corpus a model was trained on (simul.json); a cascade's
+    when both its models were trained on the same one, else None."""
+    directory = resolve(name_or_dir)
+    if is_cascade(directory):
+        versions = {corpus_version(part) for part in cascade_parts(directory)}
+        return versions.pop() if len(versions) == 1 else None
+    return info(directory).get("corpus_builder_version")
+
+
+def stale(name_or_dir: str | Path) -> bool:
+    """Whether a model was trained on an older mini corpus than the one simul builds now (a
+    cascade: either of its models): its numbers on today's corpus say how much harder the
+    corpus became, not what the papers' policies do with a model that knows its data."""
+    from simul.corpus.mini.build import BUILDER_VERSION
+
+    return corpus_version(name_or_dir) != BUILDER_VERSION
+
+
+def metrics(name_or_dir: str | Path) -> dict:
+    """A model's measured offline quality (``metrics.json``); empty before evaluation."""
+    path = resolve(name_or_dir) / "metrics.json"
+    return json.loads(path.read_text()) if path.is_file() else {}

@@ -1,0 +1,222 @@
+"""Sweep specs: what a sweep runs, read from YAML or a dict and checked before any work.
+
+A :class:`Spec` names the models, the pair, the splits, the corpus, the output directory and
+the policy settings (:func:`expand` turns a spec's ``policies`` list into :class:`Setting`
+objects, each checked by building its policy). :func:`resolve_model` turns a model name or
+directory into the :class:`ModelRef` that records, journals and workers use. Every fault of
+a spec is a :class:`SweepError` naming the field. The spec format is described in
+``docs/reference/sweeps.md``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from simul.corpus import DEFAULT_ROOT
+from simul.models import device as devices
+from simul.models import registry as models
+from simul.policies import make, registry
+
+SPEC_FIELDS = ("name", "models", "pair", "splits", "corpus", "max_utterances", "output",
+               "policies", "share", "workers", "scheduler", "store", "device", "lockstep")
+POLICY_FIELDS = ("policy", "grid", "settings", "fixed")
+
+
+class SweepError(ValueError):
+    """A bad spec, or an output directory that holds another sweep."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One policy with the parameters the spec gave it (the rest keep their defaults)."""
+
+    policy: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def slug(self) -> str:
+        """A file name: ``k=100_s=10_n=1`` (``default`` without parameters)."""
+        text = "_".join(f"{k}={v}" for k, v in self.params) or "default"
+        return re.sub(r"[^A-Za-z0-9=._+-]", "-", text)
+
+    def make(self):
+        return make(self.policy, dict(self.params))
+
+
+@dataclass
+class Spec:
+    models: list[str]
+    pair: str
+    splits: list[str]
+    settings: list[Setting]
+    output: Path
+    corpus: Path = DEFAULT_ROOT
+    max_utterances: int | None = None
+    share: bool = True
+    workers: int | None = None
+    scheduler: Any = None  # "tcp://host:port" or a distributed.Client
+    name: str = ""
+    store: bool = True  # reuse and fill the record store (simul.sweep.store)
+    device: str = "cpu"  # where models decode: cpu, cuda, cuda:N (simul.models.device)
+    lockstep: int = 1  # utterances per task, decoded in lockstep (simul.sweep.lockstep)
+
+    @classmethod
+    def load(cls, spec: Spec | dict | str | Path) -> Spec:
+        """A spec from a YAML file, a dict (as in the file) or a Spec."""
+        if isinstance(spec, Spec):
+            return spec
+        if isinstance(spec, dict):
+            return cls.from_dict(spec, "spec")
+        path = Path(spec)
+        if not path.is_file():
+            raise SweepError(f"{path}: no such spec file")
+        try:
+            data = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as e:
+            raise SweepError(f"{path}: not valid YAML ({e})") from e
+        return cls.from_dict(data, str(path), base=path.parent)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "spec", base: Path | None = None) -> Spec:
+        if not isinstance(data, dict):
+            raise SweepError(f"{where}: a spec is a mapping with fields {', '.join(SPEC_FIELDS)}")
+        unknown = sorted(set(data) - set(SPEC_FIELDS))
+        if unknown:
+            raise SweepError(f"{where}: unknown field(s) {unknown}; known: {list(SPEC_FIELDS)}")
+        for key in ("models", "pair", "output", "policies"):
+            if key not in data:
+                raise SweepError(f"{where}: field '{key}' is missing")
+
+        def strings(key: str) -> list[str]:
+            value = data.get(key)
+            value = [value] if isinstance(value, str) else value
+            if not isinstance(value, list) or not value or not all(
+                    isinstance(v, str) and v for v in value):
+                raise SweepError(f"{where}: field '{key}': a name or a non-empty list of names")
+            return value
+
+        models, splits = strings("models"), strings("splits") if "splits" in data else [
+            "tst-COMMON"]
+        if not isinstance(data["pair"], str) or not re.fullmatch(r"[a-z]+-[a-z]+", data["pair"]):
+            raise SweepError(f"{where}: field 'pair': expected e.g. 'en-es', got {data['pair']!r}")
+        limit = data.get("max_utterances")
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
+                                  or limit < 1):
+            raise SweepError(f"{where}: field 'max_utterances': a positive integer or null, "
+                             f"got {limit!r}")
+        workers = data.get("workers")
+        if workers is not None and (not isinstance(workers, int) or workers < 1):
+            raise SweepError(f"{where}: field 'workers': a positive integer, got {workers!r}")
+        lockstep = data.get("lockstep", 1)
+        if not isinstance(lockstep, int) or isinstance(lockstep, bool) or lockstep < 1:
+            raise SweepError(f"{where}: field 'lockstep': a positive integer (utterances "
+                             f"decoded together; 1: each alone), got {lockstep!r}")
+        for key in ("share", "store"):
+            if not isinstance(data.get(key, True), bool):
+                raise SweepError(f"{where}: field '{key}': true or false")
+        device = devices.CPU if data.get("device") is None else data["device"]
+        if not isinstance(device, str):
+            raise SweepError(f"{where}: field 'device': cpu, cuda or cuda:N, got {device!r}")
+        try:  # whether torch reaches it is checked when the sweep runs (--device overrides)
+            device = devices.parse(device, f"{where}: field 'device': {device}")
+        except ValueError as e:
+            raise SweepError(str(e)) from None
+
+        def path(value: Any, key: str) -> Path:
+            if not isinstance(value, str | Path):
+                raise SweepError(f"{where}: field '{key}': a path, got {value!r}")
+            p = Path(value).expanduser()
+            return p if p.is_absolute() or base is None else base / p
+
+        return cls(
+            models=models, pair=data["pair"], splits=splits,
+            settings=expand(data["policies"], f"{where}: field 'policies'"),
+            output=path(data["output"], "output"),
+            corpus=path(data["corpus"], "corpus") if data.get("corpus") else DEFAULT_ROOT,
+            max_utterances=limit, share=data.get("share", True), workers=workers,
+            scheduler=data.get("scheduler"), name=str(data.get("name") or ""),
+            store=data.get("store", True), device=device, lockstep=lockstep,
+        )
+
+
+def expand(policies: Any, where: str) -> list[Setting]:
+    """The settings a ``policies`` list stands for, each checked by building the policy."""
+    if not isinstance(policies, list) or not policies:
+        raise SweepError(f"{where}: a non-empty list of {{policy: NAME, grid: ..., ...}}")
+    known = registry()
+    out: list[Setting] = []
+    seen: dict[tuple, str] = {}
+    for n, entry in enumerate(policies):
+        here = f"{where}[{n}]"
+        if not isinstance(entry, dict) or "policy" not in entry:
+            raise SweepError(f"{here}: a mapping with a 'policy' field")
+        unknown = sorted(set(entry) - set(POLICY_FIELDS))
+        if unknown:
+            raise SweepError(f"{here}: unknown field(s) {unknown}; known: {list(POLICY_FIELDS)}")
+        name = entry["policy"]
+        if name not in known:
+            raise SweepError(f"{here}.policy: unknown policy {name!r}; known: {sorted(known)}")
+        grid, fixed = entry.get("grid") or {}, entry.get("fixed") or {}
+        listed = entry.get("settings")
+        if not isinstance(grid, dict) or not all(
+                isinstance(v, list) and v for v in grid.values()):
+            raise SweepError(f"{here}.grid: a mapping of parameter → non-empty list of values")
+        if not isinstance(fixed, dict):
+            raise SweepError(f"{here}.fixed: a mapping of parameter → value")
+        if listed is not None and (not isinstance(listed, list) or not all(
+                isinstance(s, dict) for s in listed)):
+            raise SweepError(f"{here}.settings: a list of mappings of parameter → value")
+        combos = [dict(zip(grid, values, strict=True))
+                  for values in itertools.product(*grid.values())] if grid else []
+        combos += listed or []
+        for combo in combos or [{}]:
+            params = {**fixed, **combo}
+            setting = Setting(name, tuple(params.items()))
+            try:
+                policy = setting.make()
+            except (ValueError, TypeError) as e:
+                raise SweepError(f"{here}: {e}") from e
+            full = (name, json.dumps(policy.settings(), sort_keys=True, default=str))
+            if full in seen:
+                raise SweepError(f"{here}: setting {setting.slug} repeats {seen[full]}")
+            seen[full] = f"{here} {setting.slug}"
+            out.append(setting)
+    return out
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A model as workers find it: a label for records, its directory, its checksum."""
+
+    label: str
+    directory: str
+    checksum: str  # SHA-256 of config.yaml and the model file
+
+
+def resolve_model(ref: str) -> ModelRef:
+    """A shipped model's name or a model directory (an ESPnet2 model or a cascade) as a
+    :class:`ModelRef`, labelled by its directory's name; :class:`SweepError` when it is
+    neither, or a cascade whose models are missing."""
+    from simul.models import cascade
+    from simul.models.espnet_st import resolve_model_dir
+    from simul.sweep.journal import _sha256  # checksums are provenance, as the corpus'
+
+    try:
+        directory = models.resolve(ref)
+    except models.UnknownModel as e:
+        raise SweepError(str(e)) from None
+    if models.is_cascade(directory):
+        try:
+            files = cascade.files(directory)
+        except ValueError as e:
+            raise SweepError(str(e)) from None
+        return ModelRef(directory.name, str(directory.resolve()), _sha256(files))
+    config, model_file = resolve_model_dir(directory)
+    return ModelRef(directory.name, str(directory.resolve()), _sha256([config, model_file]))

@@ -1,0 +1,180 @@
+"""A model's card (``card.md``: what it is, the command that made it, its measured quality)
+and the summary line ``simul models`` prints for it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from simul.models import registry
+from simul.models.registry import MODELS_DIR
+
+
+def summary_line(name: str) -> str:
+    """What ``simul models`` prints for a shipped model: its corpus version, then per test
+    split the greedy BLEU (per synthesizer in brackets) and the beam BLEU; an ASR model's
+    WER instead (its attention decoder's greedy and beam, then its CTC's greedy, which the
+    cascade reads), an MT model's BLEU on the gold transcripts. A cascade is named with its
+    two models."""
+    if registry.is_cascade(registry.MODELS_DIR / name):
+        try:
+            asr, mt = registry.cascade_parts(registry.MODELS_DIR / name)
+        except ValueError as e:
+            return f"{name}  (a cascade that does not load: {e})"
+        return f"{name}  (cascade: ASR {asr.name} → MT {mt.name})"
+    try:
+        task = registry.task(name)
+    except ValueError as e:
+        return f"{name}  ({e})"
+    label = {"asr": "ASR, ", "mt": "MT of the gold transcripts, "}.get(task, "")
+    head = f"{name}  ({label}trained and scored on corpus v{registry.corpus_version(name)}"
+    head += ": stale, retrain on the current corpus)" if registry.stale(name) else ")"
+    m = registry.metrics(name)
+    if not m:
+        return head + "  not evaluated (simul models eval NAME)"
+    score, what = ("wer", "WER ") if task == "asr" else ("bleu", "")
+    rows = {}
+    for key, r in m.items():
+        split, beam = key.split("/")
+        how = {"beam1": "greedy", "ctc": "CTC greedy"}.get(beam, beam)
+        cell = f"{how} {what}{r[score]:.1f}"
+        if r.get("by_engine"):
+            cell += " (" + ", ".join(f"{e} {v[score]:.1f}"
+                                     for e, v in r["by_engine"].items()) + ")"
+        rows.setdefault(split, []).append(cell)
+    return head + "".join(f"\n  {split:11s} " + "   ".join(cells)
+                          for split, cells in rows.items())
+
+
+def _simultaneous_line(how: dict) -> str:
+    ks = how["k_train"]
+    which = (f"k_train = {ks}" if isinstance(ks, int) else
+             f"multi-path, k_train drawn per batch from {ks}")
+    return (f"- trained in simultaneous mode (simul.models.waitk_decoder): wait-k over source "
+            f"words, {which}, a word every {how['word_ms']:g} ms of audio ({how['detection']} "
+            f"detection), encoder frames of {how['frame_ms']:g} ms; decoded as ESPnet's "
+            "Transformer decoder")
+
+
+def _asr_table(results: dict) -> list[str]:
+    """The card's lines for an ASR model's metrics.json (:func:`asr_summary`)."""
+    engines = sorted({e for r in results.values() for e in r.get("by_engine", {})})
+    lines = ["Offline word error rate (jiwer; full splits of the mini corpus) of the "
+             "transcripts against the English source text, both lowercased, punctuation but "
+             "the apostrophe removed, spaces collapsed; WER per synthesizer of the speech. "
+             "Greedy and beam: the attention decoder's transcripts; CTC greedy: the CTC's "
+             "greedy transcript of the whole segment, which the cascade policy feeds the MT:",
+             "",
+             "| split | decoding | WER % | " + "".join(f"{e} | " for e in engines) + "ms/utt |",
+             "|---" * (4 + len(engines)) + "|"]
+    for key, r in results.items():
+        split, beam = key.split("/")
+        how = {"beam1": "greedy", "ctc": "CTC greedy (what the cascade reads)"}.get(
+            beam, beam.replace("beam", "beam "))
+        per = "".join(f"{r['by_engine'][e]['wer']:.2f} | " if e in r.get("by_engine", {})
+                      else "– | " for e in engines)
+        lines.append(f"| {split} | {how} | {r['wer']:.2f} | {per}{r['ms_per_utterance']:.0f} |")
+    if results:
+        lines += ["", f"Signature: `{next(iter(results.values()))['signature']}`"]
+    return lines
+
+
+def write_card(name: str, root: Path = MODELS_DIR) -> Path:
+    """``card.md``: what the model is, the command that made it, its measured BLEU (an
+    ASR model's WER)."""
+    from simul.models.train import RECIPES
+
+    out = root / name
+    task = registry.task(out)
+    info = registry.info(out)
+    conf = registry.config(out)
+    state = torch.load(out / "model.pth", map_location="cpu")
+    n_params = sum(v.numel() for v in state.values() if v.is_floating_point())
+    recipe = RECIPES / f"{name}.yaml"
+    about = [line[2:] for line in recipe.read_text().splitlines()
+             if line.startswith("# ")] if recipe.is_file() else []
+    lines = [f"# {name}", "", *about, "",
+             f"- pair: {info['pair']}; units: {conf.get('token_type')} "
+             f"({len(conf['token_list'])} target units)",
+             f"- encoder: {conf['encoder']} {conf.get('encoder_conf', {})}",
+             f"- decoder: {conf['decoder']} {conf.get('decoder_conf', {})}",
+             f"- parameters: {n_params / 1e6:.2f} M; "
+             f"file {(out / 'model.pth').stat().st_size / 2**20:.1f} MiB",
+             f"- averaged snapshots: {', '.join(info['averaged'])}; weights stored in "
+             f"{info.get('stored', 'float32')}, computed in float32",
+             *([f"- started from (ESPnet init_param, file:source:module): "
+                f"{', '.join(info['initialized_from'])}"] if info.get("initialized_from")
+               else []),
+             *([f"- frozen while training: {', '.join(info['frozen'])}"]
+               if info.get("frozen") else []),
+             *([_simultaneous_line(info["simultaneous_training"])]
+               if info.get("simultaneous_training") else []),
+             f"- trained on: mini corpus, builder version "
+             f"{info.get('corpus_builder_version', 'unrecorded')}",
+             "", "Made by:", "", "```", info.get("command") or f"simul train {name}",
+             f"simul models pack RUN/exp {name} --pair {info['pair']} "
+             f"--average {len(info['averaged'])}",
+             f"simul models eval {name}", "```", ""]
+    results = registry.metrics(out)
+    if task == "asr":
+        return _finish_card(out, info, lines + _asr_table(results),
+                            "; its valid cer and wer are the attention decoder's, "
+                            "teacher-forced, valid cer_ctc the CTC's greedy, fractions", task)
+    lines += [("Offline quality of translating the gold English transcripts" if task == "mt"
+               else "Offline quality") + " (sacrebleu, full splits of the mini corpus); BLEU "
+              "per synthesizer of the source speech; length: BLEU's hypothesis/reference "
+              "length ratio:", ""]
+    engines = sorted({e for r in results.values() for e in r.get("by_engine", {})})
+    lines += ["| split | decoding | BLEU | chrF | " + "".join(f"{e} | " for e in engines)
+              + "length | ms/utt |", "|---" * (6 + len(engines)) + "|"]
+    for key, r in results.items():
+        split, beam = key.split("/")
+        how = "greedy" if beam == "beam1" else beam.replace("beam", "beam ")
+        per = "".join(f"{r['by_engine'][e]['bleu']:.2f} | " if e in r.get("by_engine", {})
+                      else "– | " for e in engines)
+        ratio = f"{r['length_ratio']:.2f}" if "length_ratio" in r else "–"
+        lines.append(f"| {split} | {how} | {r['bleu']:.2f} | {r['chrf']:.2f} | {per}{ratio} "
+                     f"| {r['ms_per_utterance']:.0f} |")
+    if results:
+        lines += ["", f"Signature: `{next(iter(results.values()))['signature']}`"]
+    ends = [(k, r["sentence_ends"]) for k, r in results.items() if "sentence_ends" in r]
+    if ends:
+        lines += ["", "Segments of two or more sentences whose hypothesis has as many sentence "
+                  "ends as the reference: " + "; ".join(
+                      f"{k.replace('/beam1', ' greedy').replace('/beam', ' beam ')} "
+                      f"{100 * e['same_count']:.1f} % of {e['n']}" for k, e in ends) + "."]
+    return _finish_card(out, info, lines, "; its valid BLEU is teacher-forced", task)
+
+
+def _finish_card(out: Path, info: dict, lines: list[str], about_valid: str,
+                 task: str = "st") -> Path:
+    """The card's learning-curve part (with the dev curve of ``pack --dev-utterances``,
+    :data:`simul.zoo.curves.DEV_CURVE`), then ``card.md`` written."""
+    lines += ["", "Learning curve: `learning_curve.csv` and `learning_curve.png` (ESPnet's "
+              f"per-epoch train/valid statistics{about_valid})."]
+    if (out / "learning_curve.png").is_file():
+        lines += ["", "![learning curve](learning_curve.png)", ""]
+    if "dev_wer_ctc_averaged" in info:
+        lines += [f"WER of the CTC's greedy transcripts (what the cascade reads) of the first "
+                  f"{info['dev_utterances']} dev segments: {info['dev_wer_ctc_averaged']:.2f} % "
+                  "for the averaged model; per kept snapshot in the column `dev_wer_ctc`."]
+    elif "dev_bleu_greedy_averaged" in info:
+        what = ("Greedy BLEU of translating the gold English transcripts of" if task == "mt"
+                else "Greedy BLEU on")
+        lines += [f"{what} the first {info['dev_utterances']} dev segments: "
+                  f"{info['dev_bleu_greedy_averaged']:.2f} for the averaged model; per kept "
+                  "snapshot in the column `dev_bleu_greedy`."]
+    (out / "card.md").write_text("\n".join(lines) + "\n")
+    return out / "card.md"
+
+
+def main_list() -> int:
+    """``simul models``: :func:`summary_line` of every shipped model."""
+    names = registry.shipped()
+    if not names:
+        print("no shipped models yet (data/models/ is empty)")
+    for name in names:
+        print(summary_line(name))
+    return 0

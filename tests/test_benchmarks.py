@@ -1,0 +1,41 @@
+"""benchmarks/sweep.py --quick (``make bench QUICK=1``): the sweep benchmark runs to its end
+on the built corpus and prints its ratios, labelled as a quick run's.
+
+The ratios' values are machine- and load-dependent: only their presence is checked, and
+that the shared and naive grids decoded the same records."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simul.models import registry
+
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "blstm_char_en-es"  # the benchmark's default grid model, the quick run's only one
+RATIO = r"\d+(?:\.\d+)?×"
+
+
+@pytest.mark.skipif(MODEL not in registry.shipped(), reason=f"{MODEL} is not shipped")
+def test_quick_sweep_benchmark_prints_its_ratios():
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "sweep.py"), "--quick"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    out = proc.stdout
+    assert re.search(r"^quick run: ", out, re.M), out
+    # part 1: the grid's wall times and speedup, and the shared records equal the naive ones
+    assert re.search(r"^naive +\d+\.\d s$", out, re.M), out
+    assert re.search(r"^shared +\d+\.\d s$", out, re.M), out
+    assert re.search(rf"^speedup {RATIO} \(quick run\); identical records: True$", out, re.M), out
+    # the grid's model calls, counted
+    assert re.search(rf"sharing gains at most {RATIO} on this grid \(quick run\)$", out, re.M), out
+    # part 2: the one model's real-time factor and CA overhead
+    assert re.search(r"^## Simultaneous decoding.*\(quick run\)$", out, re.M), out
+    assert re.search(rf"^{MODEL} +wait_k_frames \S+ +\d+\.\d{{3}} +-?\d+ +-?\d+ +-?\d+$", out,
+                     re.M), out
+    # part 3 (the Conformer's beam search) is left out of a quick run
+    assert "## Beam search" not in out
