@@ -41,6 +41,7 @@ class Claim:
     detail: str  # the numbers it was decided on
     needs_full_run: bool = False  # too few utterances in a quick run to decide it
     evidence: Evidence | None = None
+    no_interval: str = ""  # why a claim without evidence has no effect nor interval
 
     @property
     def verdict(self) -> str:
@@ -57,30 +58,69 @@ class Claim:
 
 
 REPORT_COLUMNS = ("id", "text", "verdict", "effect", "low", "high", "n", "needs_more",
-                  "holds", "detail", "needs_full_run")
+                  "holds", "detail", "needs_full_run", "no_interval")
 """A claims table's columns: ``effect`` (low, high) is B − A with its 95 % interval on ``n``
-segments, ``needs_more`` the segments an undecided claim would need (empty otherwise)."""
+segments, ``needs_more`` the segments an undecided claim would need (empty otherwise),
+``no_interval`` why a claim has no effect or interval (empty when it has them)."""
+
+PROPERTY = ("a property checked on every word or setting, not an estimate: "
+            "no effect to bootstrap")
+"""Why a claim without :class:`Evidence` has no effect nor interval, unless it says."""
+
+QUICK_UNDECIDED = "not decided: quick run"
+"""The start of a quick run's verdict on a claim that needs the full run."""
 
 
-def _row(claim: Claim) -> dict:
+def _why_no_interval(claim: Claim) -> str:
     e = claim.evidence
-    return {"id": claim.id, "text": claim.text, "verdict": claim.verdict,
+    if e is None:
+        return claim.no_interval or PROPERTY
+    if math.isnan(e.effect):
+        return "the statistic is undefined on these settings (see detail)"
+    if e.n == 0:
+        return "a point estimate: the rows carry no per-segment records to resample"
+    if math.isnan(e.low) or math.isnan(e.high):
+        return "the statistic is undefined on every resample"
+    return ""
+
+
+def _row(claim: Claim, quick: bool = False) -> dict:
+    e = claim.evidence
+    verdict = claim.verdict
+    if quick and claim.needs_full_run:
+        verdict = f"{QUICK_UNDECIDED}, n = {e.n}" if e is not None and e.n else QUICK_UNDECIDED
+    return {"id": claim.id, "text": claim.text, "verdict": verdict,
             "effect": e.effect if e else math.nan, "low": e.low if e else math.nan,
             "high": e.high if e else math.nan, "n": e.n if e else pd.NA,
             "needs_more": (e.segments_needed() if e else None) or pd.NA,
-            "holds": claim.verdict == "holds", "detail": claim.detail,
-            "needs_full_run": claim.needs_full_run}
+            "holds": verdict == "holds", "detail": claim.detail,
+            "needs_full_run": claim.needs_full_run, "no_interval": _why_no_interval(claim)}
 
 
-def report(claims: Sequence[Claim], out_dir: str | Path | None = None) -> pd.DataFrame:
+def quick_caption(table: pd.DataFrame) -> str:
+    """The line above a quick run's claims table: what its sample can and cannot decide."""
+    n = table.n.dropna()
+    size = f"{int(n.max())} segments" if len(n) else "a handful of segments"
+    return (f"Quick run ({size}): too few to decide the claims that need the full run "
+            f"(needs_full_run); their verdict is \"{QUICK_UNDECIDED}\" and their numbers are "
+            "shown, not judged. The others — properties of every word or setting, or effects "
+            "a few segments can show — are decided.")
+
+
+def report(claims: Sequence[Claim], out_dir: str | Path | None = None, *,
+           quick: bool = False) -> pd.DataFrame:
     """The claims as a table (:data:`REPORT_COLUMNS`); saved as ``claims.csv`` and
-    ``claims.md`` under ``out_dir``."""
-    table = pd.DataFrame([_row(c) for c in claims], columns=list(REPORT_COLUMNS))
+    ``claims.md`` under ``out_dir``.
+
+    ``quick`` (a notebook's quick run: ``nb.quick``): a claim that needs the full run gets
+    the verdict "not decided: quick run, n = <segments>" (and ``holds`` False) whatever
+    its interval says, and ``claims.md`` opens with :func:`quick_caption`."""
+    table = pd.DataFrame([_row(c, quick) for c in claims], columns=list(REPORT_COLUMNS))
     table[["n", "needs_more"]] = table[["n", "needs_more"]].astype("Int64")
     if out_dir is not None:
         from simul.tables import save
 
-        save(table, out_dir, "claims")
+        save(table, out_dir, "claims", caption=quick_caption(table) if quick else "")
     return table
 
 

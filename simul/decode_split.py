@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from simul.corpus import DEFAULT_ROOT, load
+from simul.corpus import DEFAULT_ROOT, find_split_dir, load
 from simul.models import device as devices
 from simul.models.cascade import SpeechASR, TextMT
 from simul.models.espnet_st import ESPnetST
@@ -88,10 +88,8 @@ def main_decode(*, model: str, policy: str, settings: dict[str, str], out: str |
                 corpus_root=DEFAULT_ROOT, max_utterances: int | None = None,
                 device: str = "cpu") -> int:
     """``simul decode``: records of ``split`` under ``policy`` written to ``out``, then
-    their BLEU. The split is read in the model's own pair unless ``pair`` says otherwise
-    (with a warning when they differ)."""
-    import sys
-
+    their BLEU. The split is read in the model's own pair; ``pair`` names it for a model
+    directory without simul.json, and is refused when it is not the model's."""
     from simul import records as records_io
     from simul.metrics.quality import corpus_quality
     from simul.models import loader, registry
@@ -102,10 +100,11 @@ def main_decode(*, model: str, policy: str, settings: dict[str, str], out: str |
     if policy == "offline" and "beam" not in settings:
         settings["beam"] = str(beam)
     trained_on = registry.pair(model)
-    if pair and trained_on and pair != trained_on:
-        print(f"simul: warning: decoding {pair} with a model trained on {trained_on}",
-              file=sys.stderr)
+    if pair and trained_on and pair != trained_on:  # its references are another language
+        raise ValueError(f"--pair {pair}: {model} translates {trained_on} (its simul.json); "
+                         f"leave --pair out to read the {trained_on} split")
     pair = pair or trained_on or registry.DEFAULT_PAIR
+    find_split_dir(corpus_root, pair, split)  # a mistyped split fails before the model loads
     adapter = loader.load(model, on)
     recs = list(records(adapter, make(policy, settings), model_name=str(model), pair=pair,
                         split=split, corpus_root=corpus_root, max_utterances=max_utterances))

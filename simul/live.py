@@ -18,6 +18,20 @@ of it (``start_s``/``duration_s``) or a segment of the corpus.
 
 Ctrl-C during :func:`stream` ends the input there and finishes the translation of what was
 heard (a second Ctrl-C aborts).
+
+What the models can hear. The shipped models have heard two synthesizers (espeak-ng and
+festival), at the corpus' level only; other voices, microphones and rooms translate worse,
+and so does quieter audio (their features are normalised with the corpus' global
+statistics, so the absolute level counts). conformer_bpe_en-es, offline greedy: BLEU 26.1
+on tst-HE's held-out festival voice against 69.1 on its espeak-ng speech (the model's card);
+on the first 30 segments of tst-COMMON scaled ×1 / ×0.3 / ×0.1 / ×0.03, 71.1 / 65.4 / 15.5 /
+0.4 as they are, 71.3 / 71.4 / 64.7 / 62.9 through a fresh :class:`LevelControl` each and
+71.3 / 70.9 / 70.9 / 70.6 through one that has heard the segment before
+(``benchmarks/input_level.py``; ``docs/reference/streaming.md``). So live input (a file, a
+microphone) goes through a level control by default (``level``: ``auto``): a causal
+automatic gain that brings speech to the corpus' speech level (:data:`CORPUS_LEVEL_DBFS`)
+from the audio heard so far. A corpus segment is fed as it is, so that it streams exactly
+as the corpus is decoded (``simul decode``, sweeps and notebooks never level anything).
 """
 
 from __future__ import annotations
@@ -29,6 +43,7 @@ import signal
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -63,6 +78,7 @@ class Source:
     alignment: Alignment | None = None  # oracle word times (corpus segments)
     reference: str = ""  # the reference translation (corpus segments)
     notices: tuple[str, ...] = ()  # what was done to the audio (resampled, mixed down)
+    from_corpus: bool = False  # a corpus segment: fed as it is (no level control)
 
     @property
     def duration_s(self) -> float | None:
@@ -131,7 +147,7 @@ def corpus_segment(segment_id: str, *, corpus: str | Path, pair: str, split: str
     for segment in load(corpus, pair, split):  # audio read lazily, segment by segment
         if segment.id == segment_id:
             return Source(segment.id, audio=segment.audio, alignment=segment.alignment,
-                          reference=segment.target)
+                          reference=segment.target, from_corpus=True)
         ids.append(segment.id)
     close = difflib.get_close_matches(segment_id, ids, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -199,6 +215,177 @@ def microphone(*, chunk_ms: float, duration_s: float | None = None,
     return Source("microphone", chunks=chunks, notices=tuple(notices))
 
 
+# ---------------------------------------------------------------------------- input level
+
+CORPUS_LEVEL_DBFS = -19.0
+"""The speech level of the corpus the shipped models were trained on: the energy mean, in
+dBFS, of 20 ms frames above :data:`SPEECH_FLOOR_DBFS` (:func:`speech_level_dbfs`) — −19.3
+over the talks of the mini corpus' train split (espeak-ng −18.5, festival −21.5; talks from
+−26.4 to −12.2), −20.5 / −19.3 / −19.6 over dev / tst-COMMON / tst-HE
+(``python benchmarks/input_level.py --corpus-level``)."""
+
+SPEECH_FLOOR_DBFS = -70.0
+"""Frames below this level are never taken for speech (:class:`LevelControl`)."""
+
+LEVEL_FRAME_MS = 20.0
+
+
+def _frame_stats(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Level (dBFS, floored at −120) and peak of each frame (rows of ``frames``)."""
+    power = np.mean(np.square(frames, dtype=np.float64), axis=-1)
+    return 10 * np.log10(np.maximum(power, 1e-12)), np.max(np.abs(frames), axis=-1)
+
+
+def speech_level_dbfs(audio: np.ndarray, *, floor_dbfs: float = SPEECH_FLOOR_DBFS,
+                      frame_ms: float = LEVEL_FRAME_MS) -> float:
+    """The speech level of ``audio`` (16 kHz): the energy mean, in dBFS, of its frames of
+    ``frame_ms`` above ``floor_dbfs`` (−inf when there is none). The measure of
+    :data:`CORPUS_LEVEL_DBFS`, on the whole audio at once (not causal)."""
+    size = max(1, round(frame_ms * SAMPLE_RATE / 1000))
+    n = audio.size // size
+    if n == 0:
+        return -math.inf
+    level, _ = _frame_stats(np.asarray(audio[: n * size], np.float32).reshape(n, size))
+    speech = level[level > floor_dbfs]
+    return float(10 * np.log10(np.mean(10 ** (speech / 10)))) if speech.size else -math.inf
+
+
+def soft_limit(x: np.ndarray, knee: float = 0.9) -> np.ndarray:
+    """Samples up to ``knee`` in magnitude as they are, those above it bent smoothly (tanh)
+    towards ±1, which none passes: the level control never clips."""
+    y = np.asarray(x, np.float32)
+    over = np.abs(y) > knee
+    if not over.any():
+        return y
+    y = y.copy()
+    a = np.abs(y[over]).astype(np.float64)
+    bent = knee + (1 - knee) * np.tanh((a - knee) / (1 - knee))
+    y[over] = np.clip(np.sign(y[over]) * bent, -1.0, 1.0)
+    return y
+
+
+class LevelControl:
+    """A causal automatic gain for live input: it brings speech to ``target_dbfs`` (the
+    corpus' level, :data:`CORPUS_LEVEL_DBFS`) using only audio already heard.
+
+    The audio is cut in frames of ``frame_ms`` counted from the start of the stream. After
+    each frame:
+
+    * a noise floor follows the quietest frames (down at once, up by
+      ``noise_rise_db_per_s``); a frame above ``floor_dbfs`` and more than ``gate_db``
+      above the noise floor is speech (a frame heard before the floor was known — speech
+      from the first frame — is looked at again for ``recheck_s``);
+    * the speech level is a running energy mean of the speech frames (their mean so far,
+      then over about the last ``window_s`` of speech): :data:`CORPUS_LEVEL_DBFS`'s measure;
+    * once ``first_s`` of speech is heard, the gain wanted is ``target_dbfs`` minus the
+      speech level, less ``doubt_db / sqrt(speech frames)`` in size (a short estimate moves
+      the gain only where it is far off), bounded to [−``max_cut_db``, ``max_gain_db``] and
+      so that the loudest recent peak (decaying by ``peak_decay_db_per_s``) stays below 1;
+    * the gain moves towards it by at most ``rise_db_per_s`` up, ``fall_db_per_s`` down.
+
+    Within a frame the gain goes linearly from its value at the end of the frame before to
+    the one decided then: the gain of a sample depends only on the frames before its own,
+    so the output depends on nothing after it, nor on how the audio is cut into chunks.
+    Before any speech the gain is 1 (0 dB), and it holds through pauses. The output goes
+    through :func:`soft_limit`: it never passes ±1.
+
+    ``process(chunk)`` returns the chunk, levelled; ``gain_db`` is the gain now and
+    ``speech_dbfs`` the speech level heard so far (None before any speech)."""
+
+    def __init__(self, target_dbfs: float = CORPUS_LEVEL_DBFS, *, max_gain_db: float = 30.0,
+                 max_cut_db: float = 20.0, floor_dbfs: float = SPEECH_FLOOR_DBFS,
+                 gate_db: float = 12.0, window_s: float = 4.0, rise_db_per_s: float = 100.0,
+                 fall_db_per_s: float = 100.0, noise_rise_db_per_s: float = 3.0,
+                 peak_decay_db_per_s: float = 10.0, doubt_db: float = 12.0,
+                 recheck_s: float = 2.0, first_s: float = 0.2, frame_ms: float = LEVEL_FRAME_MS,
+                 sample_rate: int = SAMPLE_RATE):
+        if not (max_gain_db >= 0 and max_cut_db >= 0):
+            raise ValueError("max_gain_db and max_cut_db must be >= 0")
+        if not (frame_ms > 0 and window_s > 0 and rise_db_per_s > 0 and fall_db_per_s > 0):
+            raise ValueError("frame_ms, window_s and the gain rates must be > 0")
+        self.target_dbfs, self.max_gain_db, self.max_cut_db = target_dbfs, max_gain_db, max_cut_db
+        self.floor_dbfs, self.gate_db = floor_dbfs, gate_db
+        self.frame = max(1, round(frame_ms * sample_rate / 1000))
+        seconds = self.frame / sample_rate  # one frame
+        self._window = max(1.0, window_s / seconds)  # frames of speech in the running mean
+        self._doubt = doubt_db
+        self._first = max(1, round(first_s / seconds))  # frames of speech before any change
+        self._recheck = max(0, round(recheck_s / seconds))  # frames
+        self._waiting: deque[tuple[int, float]] = deque()  # (frame, level) not counted yet
+        self._frames = 0
+        self._rise, self._fall = rise_db_per_s * seconds, fall_db_per_s * seconds
+        self._noise_rise = noise_rise_db_per_s * seconds
+        self._peak_decay = 10 ** (-peak_decay_db_per_s * seconds / 20)
+        self._pending = np.zeros(0, np.float32)  # input of the frame under way
+        self._noise: float | None = None  # noise floor (dBFS)
+        self._power = 0.0  # running mean power of the speech frames
+        self._speech_frames = 0
+        self._peak = 0.0  # recent peak of the input
+        self._gain_db = 0.0  # at the end of the last complete frame
+        self._next_db = 0.0  # at the end of the frame under way
+        self._ramp = np.arange(1, self.frame + 1, dtype=np.float64) / self.frame
+
+    @property
+    def gain_db(self) -> float:
+        return self._gain_db
+
+    @property
+    def speech_dbfs(self) -> float | None:
+        return 10 * math.log10(self._power) if self._speech_frames else None
+
+    def process(self, chunk: np.ndarray) -> np.ndarray:
+        x = np.asarray(chunk, np.float32)
+        if x.ndim != 1:
+            raise ValueError(f"expected mono audio (one dimension), got shape {x.shape}")
+        out = np.empty(x.size, np.float32)
+        done = 0
+        while done < x.size:
+            at = self._pending.size
+            take = min(self.frame - at, x.size - done)
+            a0, a1 = 10 ** (self._gain_db / 20), 10 ** (self._next_db / 20)
+            gain = a0 + (a1 - a0) * self._ramp[at : at + take]
+            out[done : done + take] = x[done : done + take] * gain
+            self._pending = np.concatenate([self._pending, x[done : done + take]])
+            done += take
+            if self._pending.size == self.frame:
+                self._update(self._pending)
+                self._pending = np.zeros(0, np.float32)
+        return soft_limit(out)
+
+    def _update(self, frame: np.ndarray) -> None:
+        """Frame ``k`` is complete: decide the gain at the end of frame ``k + 1``."""
+        level, peak = (float(v) for v in _frame_stats(frame))
+        self._noise = level if self._noise is None else min(level, self._noise + self._noise_rise)
+        self._peak = max(float(peak), self._peak * self._peak_decay)
+        self._frames += 1
+        if level > self.floor_dbfs:
+            self._waiting.append((self._frames, level))
+        # frames heard before the noise floor was known (speech from the first frame) are
+        # taken for speech once it is: each frame above the floor is looked at again, in
+        # order, until it is speech or ``recheck_s`` old
+        gate = max(self.floor_dbfs, self._noise + self.gate_db)
+        waiting: deque[tuple[int, float]] = deque()
+        for at, heard in self._waiting:
+            if heard > gate:
+                self._speech_frames += 1
+                weight = 1 / min(self._speech_frames, self._window)
+                self._power += weight * (10 ** (heard / 10) - self._power)
+            elif self._frames - at < self._recheck:
+                waiting.append((at, heard))
+        self._waiting = waiting
+        self._gain_db = self._next_db
+        if self._speech_frames < self._first:
+            return
+        want = self.target_dbfs - 10 * math.log10(self._power)
+        doubt = self._doubt / math.sqrt(self._speech_frames)  # a few frames say little
+        want = min(math.copysign(max(0.0, abs(want) - doubt), want), self.max_gain_db)
+        if self._peak > 0:
+            want = min(want, -20 * math.log10(self._peak))  # the peak heard stays below 1
+        want = max(want, -self.max_cut_db)
+        step = max(-self._fall, min(self._rise, want - self._gain_db))
+        self._next_db = self._gain_db + step
+
+
 # ---------------------------------------------------------------------------- streaming
 
 @dataclass(frozen=True)
@@ -227,6 +414,7 @@ class Result:
     paced: bool  # the input came at the speed of speech (pace=True, or a microphone)
     interrupted: bool = False  # Ctrl-C ended the input early
     session: Session | None = field(default=None, repr=False)
+    level: LevelControl | None = field(default=None, repr=False)  # the gain applied, if any
 
     @property
     def rtf(self) -> float:
@@ -282,7 +470,8 @@ def stream(session: Session,
            on_word: Callable[[Shown], None] = lambda w: None,
            notice: Callable[[str], None] = lambda m: None,
            clock: Callable[[], float] = time.monotonic,
-           sleep: Callable[[float], None] = time.sleep) -> Result:
+           sleep: Callable[[float], None] = time.sleep,
+           level: LevelControl | None = None) -> Result:
     """Feed ``source`` to ``session`` and finish it; ``on_word`` gets every word as soon as
     it is complete.
 
@@ -292,7 +481,8 @@ def stream(session: Session,
     that speed), ended after the last; or a function of ``stopped()`` that returns such an
     iterable (a live source that waits for audio can then end on Ctrl-C). Ctrl-C (in the
     main thread) stops the input after the chunk being decided and finishes the translation
-    of what was heard; ``notice`` tells it."""
+    of what was heard; ``notice`` tells it. ``level``: a :class:`LevelControl` every chunk
+    goes through before the session hears it (None: the audio as it is)."""
     if not chunk_ms > 0:
         raise LiveError(f"--chunk-ms must be > 0, got {chunk_ms}")
     words: list[Shown] = []
@@ -321,6 +511,8 @@ def stream(session: Session,
                         sleep(min(left, 0.05))
                 if stop.requested:
                     break
+                if level is not None:
+                    chunk = level.process(chunk)
                 if i == last:
                     take(session.finish(chunk))
                     ended = True
@@ -336,7 +528,7 @@ def stream(session: Session,
             take(session.finish())
         return Result(words, session.received_ms, session.compute_ms,
                       1000.0 * (clock() - t0), paced=pace or not whole,
-                      interrupted=stop.requested, session=session)
+                      interrupted=stop.requested, session=session, level=level)
 
 
 # ---------------------------------------------------------------------------- the command
@@ -393,10 +585,46 @@ def open_source(*, wav: str | None = None, segment: str | None = None, mic: bool
     return read_wav(wav, start_s=start_s or 0.0, duration_s=duration_s)
 
 
+LEVELS = ("auto", "off")
+"""``simul stream --level``: a :class:`LevelControl` on the input, or the audio as it is."""
+
+HEARD = ("note: the shipped models have heard two synthesizers (espeak-ng, festival) at the "
+         "corpus' level only; other voices, microphones and rooms translate worse",
+         "  (conformer_bpe_en-es greedy BLEU: 26.1 for tst-HE's held-out festival voice "
+         "against 69.1 for its espeak-ng speech; tst-COMMON audio ×0.1: 15.5 against 71.1, "
+         "64.7 with --level auto, 70.9 once it has heard a sentence)")
+"""What ``simul stream --mic`` or ``--wav`` says first: what the models can hear, with the
+numbers of ``docs/reference/streaming.md`` (``benchmarks/input_level.py``, the models' cards)."""
+
+
+def level_control(level: str | None, source: Source) -> LevelControl | None:
+    """``--level``: ``auto`` (the default for a file or a microphone) gives a fresh
+    :class:`LevelControl`; ``off`` (the default for a corpus segment, so that it streams
+    exactly as the corpus is decoded) gives None."""
+    if level is None:
+        level = "off" if source.from_corpus else "auto"
+    if level not in LEVELS:
+        raise LiveError(f"--level must be one of {', '.join(LEVELS)}, got {level!r}")
+    return LevelControl() if level == "auto" else None
+
+
+def level_line(control: LevelControl) -> str:
+    """What the level control did, said after the stream."""
+    heard = control.speech_dbfs
+    if heard is None:
+        return "level: no speech heard above the noise floor; the audio went as it was"
+    return (f"level: speech heard at {heard:.1f} dBFS, gain at the end "
+            f"{control.gain_db:+.1f} dB towards the corpus' {control.target_dbfs:g} dBFS (at "
+            f"most {control.max_gain_db:+g} dB)")
+
+
 def main_stream(*, model: str, policy: str, settings: dict[str, str], source: Source,
-                chunk_ms: float = 100.0, realtime: bool = False, out=None, err=None) -> int:
+                chunk_ms: float = 100.0, realtime: bool = False, level: str | None = None,
+                out=None, err=None) -> int:
     """``simul stream``: load the model, stream ``source``, print each word as it is
-    written, then a summary. Input errors are raised before the model is loaded."""
+    written, then a summary. ``level``: ``auto``, ``off`` or None (auto for a file or a
+    microphone, off for a corpus segment; :func:`level_control`). Input errors are raised
+    before the model is loaded."""
     from simul.models import loader
     from simul.policies import make
 
@@ -406,6 +634,10 @@ def main_stream(*, model: str, policy: str, settings: dict[str, str], source: So
         print(message, file=err, flush=True)
 
     the_policy = make(policy, settings)  # bad settings fail before the model loads
+    control = level_control(level, source)
+    if not source.from_corpus:  # a microphone or a recording: voices the models never heard
+        for line in HEARD:
+            tell(line)
     for line in source.notices:
         tell(line)
     seconds = source.duration_s
@@ -420,13 +652,19 @@ def main_stream(*, model: str, policy: str, settings: dict[str, str], source: So
         length = f"{seconds:.2f} s" if seconds is not None else "Ctrl-C to stop"
         tell(f"streaming {source.name} ({length}) — {model}, {the_policy.name}({setting}), "
              f"{chunk_ms:g} ms chunks{', in real time' if realtime and seconds else ''}")
+        if control is not None:
+            tell(f"level: auto — a causal gain brings speech to the corpus' level "
+                 f"({control.target_dbfs:g} dBFS, at most {control.max_gain_db:+g} dB); "
+                 f"--level off feeds the audio as it is")
         session = Session(st_model, the_policy, alignment=source.alignment)
         result = stream(session, source.audio if source.audio is not None else source.chunks,
-                        chunk_ms=chunk_ms, pace=realtime, notice=tell,
+                        chunk_ms=chunk_ms, pace=realtime, notice=tell, level=control,
                         on_word=lambda w: print(word_line(w, paced), file=out, flush=True))
     except KeyboardInterrupt:  # before the stream began, or a second Ctrl-C
         tell("simul: aborted")
         return 130
+    if control is not None:
+        tell(level_line(control))
     if result.interrupted:
         tell(f"interrupted after {result.audio_ms / 1000:.2f} s of source: translated what "
              f"was heard")

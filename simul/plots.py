@@ -7,6 +7,7 @@ notebooks) and PDF (for papers) under ``figures/<notebook>/``.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -47,10 +48,14 @@ def tradeoff(data: pd.DataFrame, *, x: str = "LAAL", y: str = "BLEU", hue: str |
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.4))
     groups = [c for c in (hue, style_by) if c]
-    data = data.sort_values([*groups, order_by or x], kind="stable")
+    data = data.sort_values([*groups, order_by or x], kind="stable",
+                            key=lambda col: col.map(natural_key) if col.name in groups else col)
     point = {"markers": markers} if style_by else {"marker": "o" if markers else None}
+    orders = {f"{arg}_order": group_order(data[col]) for arg, col in (("hue", hue),
+                                                                      ("style", style_by))
+              if col and not pd.api.types.is_numeric_dtype(data[col])}
     sns.lineplot(data=data, x=x, y=y, hue=hue, style=style_by, dashes=False, sort=False,
-                 estimator=None, ax=ax, **point,
+                 estimator=None, ax=ax, **point, **orders,
                  units=None if not groups else data[groups].astype(str).agg("/".join, axis=1))
     if annotate:
         for _, row in data.iterrows():
@@ -64,6 +69,22 @@ def tradeoff(data: pd.DataFrame, *, x: str = "LAAL", y: str = "BLEU", hue: str |
     if legend_outside and ax.get_legend() is not None:
         sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     return ax
+
+
+def natural_key(value) -> tuple:
+    """A sort key that orders numbers as numbers, also inside labels: ``"k = 50 frames"``
+    before ``"k = 100 frames"`` (a string sort puts "100" before "50")."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return ((0, float(value), ""),)
+    parts = re.split(r"(\d+(?:\.\d+)?)", str(value))
+    return tuple((0, float(p), "") if i % 2 else (1, 0.0, p)
+                 for i, p in enumerate(parts) if p)
+
+
+def group_order(values: pd.Series) -> list:
+    """The distinct values of a hue or style column in :func:`natural_key` order: the order
+    of a plot's legend and colours."""
+    return sorted(values.dropna().unique(), key=natural_key)
 
 
 def reference_lines(ax, values: dict[str, float], *, axis: str = "y") -> None:

@@ -116,7 +116,8 @@ def check(data: dict, where: str) -> None:
 
 
 def read(path: str | Path) -> list[Record]:
-    """Read simul records or a SimulEval ``instances.log`` (JSON lines), checking each line.
+    """Read simul records or a SimulEval ``instances.log`` (JSON lines; or the folder that
+    holds it, SimulEval's ``--output``), checking each line.
 
     Fields that Record does not know (e.g. SimulEval's ``prediction_spm``) are ignored;
     simul's own fields keep their defaults when absent (a SimulEval log, or records written
@@ -124,6 +125,13 @@ def read(path: str | Path) -> list[Record]:
     errors name the file, the line and the field.
     """
     path = Path(path)
+    if path.is_dir():  # SimulEval's output folder
+        if not (path / "instances.log").is_file():
+            raise ValueError(f"{path}: a folder without instances.log (give simul records, a "
+                             "SimulEval instances.log or the folder that holds one)")
+        path = path / "instances.log"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
     fields = set(Record.__dataclass_fields__)
     records = []
     with open(path, encoding="utf-8") as f:

@@ -98,6 +98,12 @@ def _as_chunk(chunk, sample_rate: int | None) -> np.ndarray:
     return array.astype(np.float32, copy=False)
 
 
+_KINDS = {"st": "an end-to-end speech-translation model",
+          "cascade": "a cascade of an ASR and an MT model (simul.models.cascade)",
+          "mt": "a text MT model (the second half of a cascade)"}
+"""What each kind of model (``model.kind``) and of policy (``Policy.runs_on``) is, in words."""
+
+
 class Session:
     """A simultaneous translation of one audio stream by ``model`` under ``policy``.
 
@@ -117,6 +123,10 @@ class Session:
         self._samples = 0
         self._ended = False
         self.finished = False
+        kind = getattr(model, "kind", "st")  # test doubles without one stand for ST models
+        if kind != policy.runs_on:
+            raise ValueError(f"policy {policy.name} runs on {_KINDS.get(policy.runs_on)}; "
+                             f"this model is {_KINDS.get(kind, kind)}")
         target = float(policy.first_read_ms())
         if math.isnan(target):
             raise PolicyError(f"{policy.name}: first_read_ms() is NaN")

@@ -27,22 +27,45 @@ def save(table: pd.DataFrame, out_dir: str | Path, name: str, *, digits: int = 2
         values = shown[col]
         if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
             finite = values.dropna()
-            if len(finite) and (finite == finite.round()).all() and (
+            if not len(finite) and pd.api.types.is_integer_dtype(values):
+                shown[col] = ""  # an integer column with no value (Int64, all <NA>)
+            elif len(finite) and (finite == finite.round()).all() and (
                     pd.api.types.is_integer_dtype(values) or col in integer_columns):
-                shown[col] = values.astype("Int64").astype(str).replace("<NA>", "")
+                # NaN → "" (pandas ≥ 3 turns <NA> into NaN, not "<NA>", with astype(str))
+                shown[col] = pd.Series([("" if pd.isna(v) else str(int(v))) for v in values],
+                                       index=values.index, dtype=object)
     text = shown.to_markdown(index=False, floatfmt=f".{digits}f")
     (out_dir / f"{name}.md").write_text((f"{caption}\n\n" if caption else "") + text + "\n")
     return table
 
 
+AMBIGUOUS = {"n": "a sweep summary has two: ask for 'utterances' (the segments scored, "
+                   "`simul score`'s n) or 'param_n' (the policy's setting, units per write)"}
+"""Bare names :func:`select` does not resolve to a ``param_`` column, and why."""
+
+
 def select(summary: pd.DataFrame, columns: Sequence[str], *, sort_by: str | None = None,
            rename: dict[str, str] | None = None) -> pd.DataFrame:
-    """Columns of a sweep summary (``param_k`` may be written ``k``), optionally sorted."""
-    cols = [c if c in summary else f"param_{c}" for c in columns]
-    missing = [c for c in cols if c not in summary]
+    """Columns of a sweep summary, each by its name, optionally sorted (by a name of the
+    result) and renamed.
+
+    A name the summary has is taken as it is. A policy setting may also be asked by its
+    bare name (``k`` for ``param_k``; the column is then called ``k``) — except a name of
+    :data:`AMBIGUOUS`: ``n`` is both the number of segments (``utterances`` in a summary)
+    and wait-k's units per write (``param_n``), so it must be asked as one of those."""
+    cols = []
+    for c in columns:
+        if c in summary:
+            cols.append(c)
+        elif c in AMBIGUOUS:
+            raise KeyError(f"summary column {c!r} is ambiguous: {AMBIGUOUS[c]}")
+        else:
+            cols.append(f"param_{c}")
+    missing = [c for c, col in zip(columns, cols, strict=True) if col not in summary]
     if missing:
-        raise KeyError(f"summary has no column(s) {missing}; it has {list(summary.columns)}")
-    out = summary[cols].rename(columns={f"param_{c}": c for c in columns})
+        raise KeyError(f"summary has no column(s) {missing} (nor param_<name>); it has "
+                       f"{list(summary.columns)}")
+    out = summary[cols].set_axis(list(columns), axis="columns")
     if sort_by:
         out = out.sort_values(sort_by, kind="stable")
     return out.rename(columns=rename or {}).reset_index(drop=True)

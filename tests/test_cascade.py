@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from simul import sweep
+from simul.models import loader
 from simul.models.cascade import Cascade, SpeechASR, TextMT, is_cascade
 from simul.models.espnet_st import Encoded, Hyp, ModelError
 from simul.policies import make
@@ -30,6 +31,7 @@ class Scripted:
     unit_type = "bpe"
     eos = len(UNITS) - 1
     device = "cpu"
+    kind = "cascade"
 
     def __init__(self, transcripts: dict[float, list[str]]):
         self.transcripts = transcripts
@@ -119,8 +121,18 @@ def test_bad_settings_are_refused(settings, field):
 def test_on_an_end_to_end_model_it_says_it_needs_a_cascade(tiny_model_dir, speech):
     from simul.models.espnet_st import ESPnetST
 
-    with pytest.raises(ModelError, match="runs on a cascade"):
+    with pytest.raises(ValueError, match="policy cascade runs on a cascade of an ASR and an "
+                       "MT model .*; this model is an end-to-end speech-translation model"):
         simulate(ESPnetST.from_dir(tiny_model_dir), CascadeWaitK(), segment(speech, None))
+
+
+@pytest.mark.parametrize("policy", ["onlinization", "wait_k_frames", "offline"])
+def test_a_speech_translation_policy_refuses_a_cascade(cascade_dir, speech, policy):
+    # it would run (the cascade answers the adapter's calls) and repeat words: refused
+    cascade = loader.load(cascade_dir)
+    with pytest.raises(ValueError, match=f"policy {policy} runs on an end-to-end "
+                       "speech-translation model; this model is a cascade"):
+        simulate(cascade, make(policy), segment(speech, None))
 
 
 # ----------------------------------------------------------------- a tiny real cascade

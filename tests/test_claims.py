@@ -192,3 +192,60 @@ def test_curve_gap_within_a_latency_range():
 def test_nothing_to_compare_is_undecided():
     e = Evidence(math.nan, math.nan, math.nan, 40, "greater")
     assert e.verdict == "undecided" and e.segments_needed() is None
+
+
+def test_a_quick_run_does_not_decide_what_needs_the_full_run(tmp_path):
+    from simul.claims import QUICK_UNDECIDED, Claim, report
+
+    found = [Claim.measured("X-AL", "AL grows with k", Evidence(-300.0, -500.0, -100.0, 4,
+                                                                "greater"),
+                            "s=10: AL 1776, 941", needs_full_run=True),
+             Claim("X-CA", "CA ≥ NCA everywhere", True, "all settings")]
+    quick = report(found, tmp_path, quick=True)
+    # the 4 segments' interval says "contradicted": a quick run says it cannot decide
+    assert quick.verdict.tolist() == [f"{QUICK_UNDECIDED}, n = 4", "holds"]
+    assert quick.holds.tolist() == [False, True]
+    # the numbers are still shown, and a property claim says why it has none
+    assert quick.loc[0, ["effect", "low", "high"]].tolist() == [-300.0, -500.0, -100.0]
+    assert quick.loc[0, "no_interval"] == "" and "property" in quick.loc[1, "no_interval"]
+    md = (tmp_path / "claims.md").read_text()
+    assert md.startswith("Quick run (4 segments): too few to decide")
+    assert "not decided: quick run, n = 4" in md
+    # the same claims on a full run: the interval decides
+    full = report(found, tmp_path / "full")
+    assert full.verdict.tolist() == ["contradicted", "holds"]
+    assert not (tmp_path / "full" / "claims.md").read_text().startswith("Quick run")
+
+
+def test_a_claims_table_says_why_an_interval_is_missing(tmp_path):
+    import pandas as pd
+
+    from simul.claims import Claim, evaluate, report
+
+    point = evaluate(pd.DataFrame({"AL": [1.0, 3.0]}), lambda r: r.AL.diff().iloc[-1],
+                     claimed="greater")  # rows without records: a point estimate
+    table = report([Claim.measured("A", "a", point),
+                    Claim.measured("B", "b", Evidence(math.nan, math.nan, math.nan, 4,
+                                                      "greater")),
+                    Claim("C", "c", True, "", no_interval="one record: nothing to resample"),
+                    Claim.measured("D", "d", Evidence(2.0, 1.0, 3.0, 4, "greater"))])
+    assert table.effect.tolist()[0] == 2.0 and table.n.tolist()[0] == 0
+    assert "point estimate" in table.no_interval[0]
+    assert "undefined" in table.no_interval[1]
+    assert table.no_interval[2] == "one record: nothing to resample"
+    assert table.no_interval[3] == ""
+
+
+def test_the_run_summary_counts_what_a_quick_run_left_undecided(tmp_path):
+    from simul import reproduce
+    from simul.claims import Claim, report
+
+    report([Claim.measured("T-k", "AL grows with k", Evidence(-834.0, -1459.0, -100.0, 4,
+                                                              "greater"),
+                           needs_full_run=True),
+            Claim("T-CA", "AL_CA ≥ AL", True, "")], tmp_path / "tutorial", quick=True)
+    table = reproduce.claims_summary(tmp_path, ["tutorial"])
+    assert table.verdict.tolist() == ["not decided: quick run, n = 4", "holds"]
+    assert table["effect [95 % interval]"].tolist()[0] == "-834.0 [-1459.0, -100.0]"
+    assert reproduce.verdict_counts(table) == ("1 hold, 0 contradicted, 0 undecided, "
+                                               "1 not decided (quick run)")

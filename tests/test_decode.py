@@ -22,15 +22,9 @@ def test_model_pair_from_simul_json(tmp_path):
         registry.pair(tmp_path)
 
 
-@pytest.mark.parametrize("argv, model, expected", [
-    ([], "blstm_char_en-pt", "en-pt"),  # the model's own pair, not en-es
-    (["--pair", "en-es"], "blstm_char_en-pt", "en-es"),  # as told (with a warning)
-    ([], "DIR", "en-es"),  # a directory without simul.json: en-es
-])
-def test_decode_default_pair(tmp_path, monkeypatch, capsys, argv, model, expected):
-
-
-    model = str(tmp_path) if model == "DIR" else model
+@pytest.fixture
+def fake_decode(monkeypatch):
+    """simul decode without a model: the pair it was asked to read."""
     asked = {}
 
     def fake_records(model, policy, *, pair, **kw):
@@ -40,8 +34,27 @@ def test_decode_default_pair(tmp_path, monkeypatch, capsys, argv, model, expecte
 
     monkeypatch.setattr(loader, "load", lambda name, device="cpu": None)
     monkeypatch.setattr(decode_split, "records", fake_records)
+    return asked
+
+
+@pytest.mark.parametrize("argv, model, expected", [
+    ([], "blstm_char_en-pt", "en-pt"),  # the model's own pair, not en-es
+    (["--pair", "en-pt"], "blstm_char_en-pt", "en-pt"),  # the same, said
+    ([], "DIR", "en-es"),  # a directory without simul.json: en-es
+    (["--pair", "en-pt"], "DIR", "en-pt"),  # … or the pair named
+])
+def test_decode_reads_the_models_pair(tmp_path, fake_decode, argv, model, expected):
+    model = str(tmp_path) if model == "DIR" else model
     out = tmp_path / "out.jsonl"
     assert cli.main(["decode", "--model", model, "--out", str(out), *argv]) == 0
-    assert asked["pair"] == expected
-    warned = "trained on en-pt" in capsys.readouterr().err
-    assert warned == (argv == ["--pair", "en-es"])
+    assert fake_decode["pair"] == expected
+
+
+def test_decode_refuses_a_pair_the_model_does_not_translate(tmp_path, fake_decode, capsys):
+    out = tmp_path / "out.jsonl"
+    argv = ["decode", "--model", "blstm_char_en-pt", "--pair", "en-es", "--out", str(out)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == ("simul: error: --pair en-es: blstm_char_en-pt translates en-pt (its "
+                   "simul.json); leave --pair out to read the en-pt split\n")
+    assert fake_decode == {} and not out.exists()

@@ -321,6 +321,9 @@ def test_a_cpu_sweep_keeps_its_fingerprint_and_a_gpu_one_is_apart(model_dir, cor
     cuda = journal._fingerprint(spec_, refs, {SPLIT: "c"}, "cuda:1")
     assert cuda == {**cpu, "device": "cuda"}
     journal._claim(spec_.output, cpu, force=False)
+    # once something is decoded, another device is another sweep
+    (spec_.output / "journal").mkdir()
+    (spec_.output / "journal" / f"{SPLIT}.jsonl").write_text('{"pos": 0}\n')
     with pytest.raises(sweep.SweepError, match="changed: device"):
         journal._claim(spec_.output, cuda, force=False)
 

@@ -1,7 +1,10 @@
 """``simul stream`` (simul.live) with a shipped model on the mini corpus: the words and
 delays it prints are simulate()'s for the same audio, whatever the source (a segment, a
-resampled stereo file), the chunking or the pacing; bad input fails before anything is
-printed; Ctrl-C finishes what was heard. And the tutorial's live replay."""
+resampled stereo file), the chunking or the pacing — a file and a microphone through the
+level control (``--level auto``, their default), a segment as it is; bad input fails before
+anything is printed; Ctrl-C finishes what was heard. The level control itself: causal,
+independent of the chunking, bounded, never clipping, bringing quiet speech to the corpus'
+level and leaving speech at that level about as it is. And the tutorial's live replay."""
 
 import re
 import signal
@@ -101,6 +104,7 @@ def test_segment_prints_the_simulated_words(stream_cli, model, segment, chunk_ms
     assert int(summary[1]) == record.prediction_length
     assert summary[2] == f"{segment.duration_ms / 1000:.2f}"
     assert f"streaming {SEGMENT}" in err
+    assert "level:" not in err  # a corpus segment is fed as it is (--level off)
 
 
 @pytest.mark.corpus
@@ -133,22 +137,39 @@ def as_read(path, start_s=0.0, duration_s=None) -> np.ndarray:
     return np.clip(soxr.resample(mono, rate, 16000), -1, 1).astype(np.float32)
 
 
+def levelled(audio: np.ndarray) -> np.ndarray:
+    """``audio`` through a fresh level control, whole (the output does not depend on the
+    chunking, see test_level_control_is_causal_and_ignores_the_chunking)."""
+    return live.LevelControl().process(audio)
+
+
 @pytest.mark.corpus
-def test_wav_is_resampled_and_mixed_down(stream_cli, model, segment, stereo_8k):
+@pytest.mark.parametrize("level", [None, "off", "auto"])
+def test_wav_is_resampled_and_mixed_down(stream_cli, model, segment, stereo_8k, level):
+    audio = as_read(stereo_8k) if level == "off" else levelled(as_read(stereo_8k))
     record = simulate(model, make("wait_k_frames", SETTINGS),
-                      replace(segment, audio=as_read(stereo_8k), alignment=None))
-    code, out, err = stream_cli(*POLICY, "--wav", str(stereo_8k))
+                      replace(segment, audio=audio, alignment=None))
+    args = ["--level", level] if level else []
+    code, out, err = stream_cli(*POLICY, "--wav", str(stereo_8k), *args)
     assert code == 0, err
     assert f"{stereo_8k}: 2 channels, mixed down to mono" in err
     assert f"{stereo_8k}: 8000 Hz, resampled to 16000 Hz" in err
     assert [(d, w) for d, w, _ in printed_words(out)] == expected_words(record)
     assert "reference:" not in out
+    assert ("level: auto" in err) == (level != "off")  # a file is levelled by default
+    said = re.search(r"level: speech heard at (-\d+\.\d) dBFS, gain at the end ([+-]\d+\.\d) dB",
+                     err)
+    assert bool(said) == (level != "off")
+    if said:  # the file is the segment at the corpus' level: little to do
+        assert abs(float(said[1]) - live.CORPUS_LEVEL_DBFS) < 4 and abs(float(said[2])) < 4
+    assert err.startswith("note: the shipped models have heard two synthesizers")  # live input
 
 
 @pytest.mark.corpus
 def test_realtime_paces_the_input_and_reports_the_lag(stream_cli, model, segment, stereo_8k):
     record = simulate(model, make("wait_k_frames", {"k": "30", "s": "20", "n": "2"}),
-                      replace(segment, audio=as_read(stereo_8k, 1.0, 0.8), alignment=None))
+                      replace(segment, audio=levelled(as_read(stereo_8k, 1.0, 0.8)),
+                              alignment=None))
     code, out, err = stream_cli("--policy", "wait_k_frames", "--set", "k=30", "--set", "s=20",
                                 "--set", "n=2", "--wav", str(stereo_8k), "--start", "1",
                                 "--duration", "0.8", "--realtime")
@@ -223,9 +244,30 @@ def test_a_fake_microphone_streams_until_its_duration(model, segment, monkeypatc
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "microphone: fake mic" in err and "Ctrl-C to stop" in err
+    assert err.startswith(live.HEARD[0] + "\n" + live.HEARD[1])  # said first
+    assert "26.1" in err and "15.5" in err and "level: auto" in err
+    assert "level: speech heard at" in err
     assert SUMMARY.match(out.splitlines()[-2])[2] == "2.00"  # stopped at --duration
     assert out.splitlines()[-1].startswith("real time: 2.00 s of source")
     assert all(lag is not None for *_, lag in printed_words(out))
+
+
+@pytest.mark.corpus
+def test_a_fake_microphone_is_levelled_as_the_control_does(model, segment, monkeypatch):
+    """A quiet microphone (the segment ×0.05) gives the words of the levelled audio, and
+    those of the segment as it is with --level off."""
+    quiet = (0.05 * segment.audio).astype(np.float32)
+    size = round(0.1 * 16000)
+    source = live.Source("fake", chunks=lambda stopped: (quiet[a : a + size]
+                                                         for a in range(0, quiet.size, size)))
+    for level, audio in [("auto", levelled(quiet)), ("off", quiet)]:
+        session = Session(model, make("wait_k_frames", SETTINGS))
+        result = live.stream(session, source.chunks, level=live.level_control(level, source))
+        record = simulate(model, make("wait_k_frames", SETTINGS),
+                          replace(segment, audio=audio, alignment=None))
+        assert [w.text for w in result.words] == record.prediction.split(), level
+        assert [w.delay_ms for w in result.words] == record.delays
+        assert (result.level is None) == (level == "off")
 
 
 def test_mic_without_sounddevice_says_how_to_install_it(monkeypatch, capsys):
@@ -256,6 +298,25 @@ def test_bad_input_fails_before_anything_is_printed(tmp_path, capsys):
         assert message in err, (args, err)
 
 
+def test_level_option_parses_and_refuses_other_values(capsys):
+    parser = cli.build_parser()
+    base = ["stream", "--model", MODEL, "--policy", "offline"]
+    assert parser.parse_args([*base, "--wav", "a.wav"]).level is None  # by the source
+    assert parser.parse_args([*base, "--mic", "--level", "off"]).level == "off"
+    assert parser.parse_args([*base, "--segment", SEGMENT, "--level", "auto"]).level == "auto"
+    with pytest.raises(SystemExit) as e:
+        cli.main([*base, "--wav", "a.wav", "--level", "loud"])
+    assert e.value.code == 2
+    assert "invalid choice: 'loud'" in capsys.readouterr().err
+    wav, corpus = live.Source("a.wav", audio=np.zeros(1)), live.Source("x", from_corpus=True)
+    assert isinstance(live.level_control(None, wav), live.LevelControl)
+    assert live.level_control(None, corpus) is None
+    assert live.level_control("off", wav) is None
+    assert isinstance(live.level_control("auto", corpus), live.LevelControl)
+    with pytest.raises(live.LiveError, match="--level must be one of auto, off"):
+        live.level_control("loud", wav)
+
+
 @pytest.mark.corpus
 def test_unknown_segment_is_named(capsys):
     have_corpus()
@@ -266,6 +327,90 @@ def test_unknown_segment_is_named(capsys):
     code = cli.main(["stream", "--model", MODEL, *POLICY, "--segment", SEGMENT,
                      "--start", "1"])
     assert code == 2 and "a --segment is streamed whole" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- level control
+
+def through(control: live.LevelControl, audio: np.ndarray, chunk: int) -> np.ndarray:
+    return np.concatenate([control.process(audio[a : a + chunk])
+                           for a in range(0, audio.size, chunk)])
+
+
+def test_level_control_is_causal_and_ignores_the_chunking():
+    rng = np.random.default_rng(0)
+    t = np.arange(4 * 16000) / 16000
+    quiet = (0.01 * np.sin(2 * np.pi * 220 * t) * (np.sin(2 * np.pi * 1.5 * t) > 0)
+             + 1e-4 * rng.standard_normal(t.size)).astype(np.float32)
+    whole = live.LevelControl().process(quiet)
+    assert live.LevelControl().gain_db == 0.0
+    for chunk in (1, 37, 320, 1600, 5000):  # samples: the output is the same, exactly
+        assert np.array_equal(through(live.LevelControl(), quiet, chunk), whole), chunk
+    heard = 2 * 16000 + 123  # not on a frame boundary
+    changed = quiet.copy()
+    changed[heard:] = rng.uniform(-1, 1, changed.size - heard)  # a loud noise from then
+    control = live.LevelControl()
+    first = through(control, changed[:heard], 1600)
+    assert np.array_equal(first, whole[:heard])  # what came before did not change
+    rest = control.process(changed[heard:])
+    assert not np.array_equal(rest, whole[heard:])
+    assert np.abs(rest).max() <= 1.0  # the burst, raised by the gain, does not clip
+
+
+@pytest.mark.corpus
+def test_level_control_brings_quiet_speech_to_the_corpus_level(segment):
+    quiet = (0.05 * segment.audio).astype(np.float32)  # 26 dB below
+    assert live.speech_level_dbfs(quiet) < live.CORPUS_LEVEL_DBFS - 20
+    control = live.LevelControl()
+    out = through(control, quiet, 1600)
+    assert abs(live.speech_level_dbfs(out) - live.CORPUS_LEVEL_DBFS) < 3
+    second_half = out[out.size // 2 :]
+    assert abs(live.speech_level_dbfs(second_half) - live.CORPUS_LEVEL_DBFS) < 3
+    assert abs(control.speech_dbfs - live.speech_level_dbfs(quiet)) < 3
+    assert 20 < control.gain_db <= control.max_gain_db
+    assert np.abs(out).max() <= 1.0
+
+
+@pytest.mark.corpus
+def test_level_control_is_about_the_identity_at_the_corpus_level(segment):
+    at_target = segment.audio * 10 ** ((live.CORPUS_LEVEL_DBFS
+                                        - live.speech_level_dbfs(segment.audio)) / 20)
+    at_target = np.clip(at_target, -1, 1).astype(np.float32)
+    assert abs(live.speech_level_dbfs(at_target) - live.CORPUS_LEVEL_DBFS) < 0.5
+    out = through(live.LevelControl(), at_target, 1600)
+    assert abs(live.speech_level_dbfs(out) - live.speech_level_dbfs(at_target)) < 1.5
+    heard = np.abs(at_target) > 1e-3
+    gain_db = 20 * np.log10(np.abs(out[heard]) / np.abs(at_target[heard]))
+    assert np.all(np.abs(gain_db) < 2), (gain_db.min(), gain_db.max())
+
+
+@pytest.mark.corpus
+def test_level_control_bounds_its_gain_and_never_clips(segment):
+    faint = (0.003 * segment.audio).astype(np.float32)  # 50 dB below: more than it may add
+    control = live.LevelControl(max_gain_db=30.0)
+    out = through(control, faint, 1600)
+    assert control.gain_db == pytest.approx(30.0)
+    assert np.all(np.abs(out) <= np.abs(faint) * 10 ** (30 / 20) * (1 + 1e-5))
+    assert live.speech_level_dbfs(out) < live.CORPUS_LEVEL_DBFS - 15
+    loud = np.clip(4.0 * segment.audio, -1, 1).astype(np.float32)  # clipped, 12 dB over
+    control = live.LevelControl(target_dbfs=-40.0, max_cut_db=6.0)
+    out = through(control, loud, 1600)
+    assert control.gain_db == pytest.approx(-6.0)
+    assert np.all(np.abs(out) >= np.abs(loud) * 10 ** (-6 / 20) * (1 - 1e-5) - 0.1)
+    # silence, then noise: no speech, the gain stays at 0 dB; then quiet speech raises it
+    # and a sudden full-scale burst after it is bent below ±1, not clipped
+    rng = np.random.default_rng(1)
+    control = live.LevelControl()
+    noise = (1e-5 * rng.standard_normal(16000)).astype(np.float32)
+    assert np.array_equal(control.process(np.zeros(8000, np.float32)), np.zeros(8000))
+    assert np.array_equal(control.process(noise), noise) and control.gain_db == 0.0
+    assert control.speech_dbfs is None
+    through(control, (0.01 * segment.audio).astype(np.float32), 1600)
+    assert control.gain_db > 20
+    burst = control.process(rng.uniform(-1, 1, 16000).astype(np.float32))
+    assert np.abs(burst).max() <= 1.0 and np.abs(burst).max() > 0.9
+    kept = np.array([0.5, -0.9], np.float32)
+    assert np.array_equal(live.soft_limit(kept), kept)
+    assert np.all(np.abs(live.soft_limit(np.array([1e6, -3.0, 0.95], np.float32))) <= 1.0)
 
 
 # ---------------------------------------------------------------------------- live replay

@@ -385,9 +385,14 @@ def test_bad_input_raises_before_yielding(
 
 
 def test_split_dir_not_found(pair_dir: Path) -> None:
+    # the pair is there, the split is not: the splits it has are named
     message = error_message(pair_dir.parent, split="tst-COMMON")
+    assert message == (f"{pair_dir / 'data'}: no split 'tst-COMMON'; the splits there: "
+                       f"{SPLIT}")
+    # no such pair: the paths tried
+    message = error_message(pair_dir.parent, pair="en-fr", split="tst-COMMON")
     assert "no split directory" in message
-    assert str(pair_dir / "data" / "tst-COMMON") in message
+    assert str(pair_dir.parent / "en-fr" / "data" / "tst-COMMON") in message
     assert str(pair_dir.parent / "data" / "tst-COMMON") in message
 
 

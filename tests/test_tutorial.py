@@ -3,6 +3,7 @@
 from types import SimpleNamespace
 
 import matplotlib
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -129,3 +130,65 @@ def test_spec_is_the_small_wait_k_sweep():
                                                                    "s": [10, 20]},
                                "fixed": {"n": 2}}]}
     assert tut.spec("m", "en-es", "dev", "o", n=1, ks=[50], corpus="/c")["corpus"] == "/c"
+
+
+def test_claims_measure_the_k_step_and_a_quick_run_leaves_it_undecided(tmp_path):
+    from simul.claims import QUICK_UNDECIDED, report
+
+    found = tut.claims(record(), grid({(100, 10): 900, (200, 10): 1500,
+                                       (100, 20): 1200, (200, 20): 1800}))
+    table = report(found, tmp_path, quick=True)
+    t_ca, t_k = table.to_dict("records")
+    # T-k: the weakest AL step as k grows (600 ms at s=20; here a point estimate: the
+    # hand-made grid has no records to resample), needs the full run
+    assert t_k["effect"] == 600.0 and t_k["needs_full_run"]
+    assert t_k["verdict"].startswith(QUICK_UNDECIDED) and not t_k["holds"]
+    # T-CA: a property of every word of one record, decided; the table says why no interval
+    assert t_ca["verdict"] == "holds" and t_ca["no_interval"] == tut.ONE_RECORD
+    assert report(found).verdict.tolist() == ["holds", "holds"]  # a full run decides
+
+
+def test_replay_says_each_word_is_at_its_delay():
+    # BPE: "hola" (▁ho la) is complete only when ▁mun is written, at 2000 ms; the timeline
+    # puts it at 1000 ms, where its last unit was written, and the replay at its delay
+    late = record(delays=[2000.0, 2000.0])
+    fig = tut.live_replay(np.zeros(32000, np.float32), late, player=False)
+    wave, out = fig.axes[:2]
+    assert out.get_xlabel() == tut.REPLAY_XLABEL
+    assert "at its delay" in out.get_xlabel() and "when it was complete" in out.get_xlabel()
+    assert wave.get_title() == "2 words, each at its delay"
+    assert out.get_ylabel() == "words complete"
+    (mark,) = [line for line in out.get_lines() if line.get_marker() == "v"]
+    assert list(mark.get_xdata()) == [2.0]  # seconds: both words at their delay
+    ax = plots.timeline(late)
+    assert [t.xy[0] for t in ax.texts] == [1000.0, 2000.0]  # ms: where the last unit went
+    html = tut.replay_html(np.zeros(1600, np.float32), late)
+    assert 'title="complete at 2.00 s of source"' in html and "written at" not in html
+
+
+# ------------------------------------------------- the batch run (simul reproduce --quick)
+
+def test_a_finished_notebooks_kernel_is_shut_down_without_an_interrupt(monkeypatch):
+    """papermill shuts the kernel down as soon as the reply to its last request comes, and
+    jupyter_client's shutdown began with a SIGINT that landed in the kernel's handler of
+    that request: "[IPKernelApp] ERROR | KeyboardInterrupt caught in kernel." on a notebook
+    that passed. The shutdown sends none; other interrupts still go out."""
+    import asyncio
+    import signal
+
+    from simul import reproduce
+
+    km = reproduce.kernel_manager_class()(kernel_name="python3")
+    sent = []
+
+    async def signal_kernel(signum):
+        sent.append(signum)
+
+    monkeypatch.setattr(km, "_async_signal_kernel", signal_kernel)
+    monkeypatch.setattr(type(km), "has_kernel", property(lambda self: True))
+    km.shutting_down = True
+    asyncio.run(km._async_interrupt_kernel())
+    assert sent == []
+    km.shutting_down = False  # e.g. nbclient's interrupt of a cell that timed out
+    asyncio.run(km._async_interrupt_kernel())
+    assert sent == [signal.SIGINT]

@@ -186,6 +186,11 @@ def find_split_dir(root: str | Path, pair: str, split: str) -> Path:
         if found:
             return found[0]
         level = [child for base in level for child in _subdirs(base)]
+    data_dirs = sorted({c.parent for c in tried if c.parent.is_dir()})
+    if data_dirs:  # the pair is there, the split is not: say which splits it has
+        splits = sorted({d.name for base in data_dirs for d in _subdirs(base)})
+        raise CorpusError(f"{data_dirs[0]}: no split {split!r}; the splits there: "
+                          f"{', '.join(splits) or 'none'}")
     raise CorpusError(
         f"{root}: no split directory for pair {pair!r}, split {split!r}; tried:\n  "
         + _format_tried(tried)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from simul.metrics.latency import (
     COMPUTATION_AWARE,
+    LATENCY,
     MEASURED_IN,
     PAPER_METRICS,
     SIMULEVAL_METRICS,
@@ -104,7 +105,47 @@ def main_score(path: str | Path, as_json: bool) -> int:
             continue
         text = f"{value:10.3f}" if isinstance(value, float) else str(value)
         print(f"{name:<{width}}  {text}  {_unit(name)}".rstrip())
+    print("\n" + legend(scores))
     return 0
+
+
+_FIXED_LEGEND = {
+    "BLEU": "corpus BLEU of the detokenized output against the references (sacrebleu, 13a; "
+            "its signature below)",
+    "chrF": "corpus chrF (sacrebleu)",
+    "length_diff": "mean hypothesis words − reference words per segment",
+}
+
+
+def legend(scores: dict) -> str:
+    """What each metric of ``scores`` is (the first paragraph of its registered function's
+    documentation), so that a table of numbers says what they mean."""
+    import inspect
+    import textwrap
+
+    lines = ["What the numbers are (a word's delay: the source read, ms, when the word was "
+             "complete):"]
+    described = set()
+    for name in scores:
+        base = name.removesuffix("_CA")
+        if base in described or name.endswith("_signature") or name == "n":
+            continue
+        described.add(base)
+        if base in LATENCY:
+            text = (inspect.getdoc(LATENCY[base]) or "").split("\n\n")[0]
+        else:
+            text = _FIXED_LEGEND.get(base, "")
+        text = " ".join(text.replace("``", "").split())
+        if text:
+            lines += textwrap.wrap(f"{base}: {text}", width=100, initial_indent="  ",
+                                   subsequent_indent="      ")
+    lines += textwrap.wrap(
+        "_CA: the same metric, computation-aware: on elapsed times (a word's delay plus all "
+        "computation spent on its segment until it was written), SimulEval's definition. "
+        "AL_N21 and AL_N21_orig exceed AL when a step writes many words (offline: every word "
+        "at once): eq. (6)'s step form weights a step's lag by its words.",
+        width=100, initial_indent="  ", subsequent_indent="  ")
+    return "\n".join(lines)
 
 
 def _unit(name: str) -> str:

@@ -39,6 +39,9 @@ class SpeechASR(ESPnetST):
     (its CTC's units are its token list)."""
 
     TASK = ("espnet2.tasks.asr", "ASRTask")
+    # speech in, text out, as an ST model: the speech-translation policies decode it (offline
+    # greedy and beam give its transcripts, simul models eval)
+    kind = "st"
 
     @staticmethod
     def _check_config(conf: dict, config: Path) -> None:
@@ -57,6 +60,7 @@ class TextMT(ESPnetST):
     :class:`ESPnetST`'s."""
 
     TASK = ("espnet2.tasks.mt", "MTTask")
+    kind = "mt"  # text in: no policy reads audio into it (the cascade policy drives it)
 
     @staticmethod
     def _check_config(conf: dict, config: Path) -> None:
@@ -119,6 +123,8 @@ class TextMT(ESPnetST):
 class Cascade:
     """ASR → MT behind the adapter interface (see the module doc). Attributes not defined
     here are the MT model's (its target units, decoder calls, text)."""
+
+    kind = "cascade"  # only the cascade policy runs on it (Policy.runs_on)
 
     def __init__(self, asr: SpeechASR, mt: TextMT, name: str = "cascade"):
         self.asr, self.mt, self.name = asr, mt, name

@@ -112,6 +112,7 @@ class ESPnetST:
     """An ESPnet2 ST model behind simul's adapter interface."""
 
     TASK = ("espnet2.tasks.st", "STTask")  # the ESPnet task that builds the model
+    kind = "st"  # speech in, text out (Policy.runs_on says which kind a policy decodes)
 
     @staticmethod
     def _check_config(conf: dict, config: Path) -> None:

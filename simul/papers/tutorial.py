@@ -9,8 +9,11 @@ made visible, then a small sweep.
 - :func:`word_latency` and :func:`metrics_table` — delays against elapsed times
   (computation-aware) per word, and every metric of ``simul score`` for one record;
 - :func:`live_replay` — the translation appearing word by word as the audio plays: a
-  static figure (waveform, each word at the source time it was written) and, in a
-  notebook opened by a person, an audio player that reveals the words as it plays;
+  static figure (waveform, each word at its delay: the source read when the word was
+  complete) and, in a notebook opened by a person, an audio player that reveals the words
+  as it plays. A word is complete when the unit after it is written (characters: the
+  space; BPE: the next word-initial piece) or at the end, so a word can show there a
+  write or more after its last unit, where :func:`simul.plots.timeline` labels it;
 - :func:`spec` — the small wait-k sweep at the end.
 """
 
@@ -26,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from simul import plots
-from simul.claims import Claim, monotone_within
+from simul.claims import Claim, evaluate, monotone_within, weakest_step
 from simul.metrics.latency import MEASURED_IN, SIMULEVAL_METRICS
 from simul.metrics.score import score_records
 from simul.metrics.units import text
@@ -93,25 +96,36 @@ def spec(model: str, pair: str, split: str, output: str, *, n: int, ks=SWEEP_KS,
                          max_utterances=max_utterances)
 
 
+ONE_RECORD = ("one record, a property of every word (elapsed − delay ≥ 0): checked, not "
+              "estimated, so no interval")
+"""Why T-CA has no effect nor interval in the claims table."""
+
+
 def claims(record: Record, grid: pd.DataFrame) -> list[Claim]:
-    """What the tutorial shows on any model: computation only adds latency (one record),
-    and a longer wait k adds lag (the sweep's wait_k_frames rows, at each stride s)."""
+    """What the tutorial shows on any model: computation only adds latency (one record, a
+    property of every word: decided on any sample), and a longer wait k adds lag (the
+    sweep's wait_k_frames rows, at each stride s: the weakest AL step as k grows, with its
+    95 % interval over the sweep's segments; it needs the full run)."""
     behind = [k for k, (e, d) in enumerate(zip(record.elapsed, record.delays, strict=False))
               if e < d]
     if behind or len(record.elapsed) != len(record.delays) or not record.delays:
         out = [Claim("T-CA", "elapsed ≥ delay for every word, so AL_CA ≥ AL", False,
                      f"{len(record.delays)} words, {len(record.elapsed)} elapsed times; "
-                     f"elapsed < delay at words {behind}")]
+                     f"elapsed < delay at words {behind}", no_interval=ONE_RECORD)]
     else:
         scores = score_records([record])
         out = [Claim("T-CA", "elapsed ≥ delay for every word, so AL_CA ≥ AL",
                      bool(scores["AL_CA"] >= scores["AL"]),
-                     f"AL {scores['AL']:.0f} ms, AL_CA {scores['AL_CA']:.0f} ms")]
+                     f"AL {scores['AL']:.0f} ms, AL_CA {scores['AL_CA']:.0f} ms",
+                     no_interval=ONE_RECORD)]
     g = grid[grid.policy == "wait_k_frames"]
     failures, seen = monotone_within(g, by="param_s", along="param_k",
                                      label=lambda s: f"s={s:g}")
-    out.append(Claim("T-k", "AL grows with k (at each stride s)", not failures and seen > 0,
-                     "; ".join(failures) or f"{seen} strides, all monotone"))
+    evidence = evaluate(g, weakest_step(by="param_s", along="param_k"), claimed="greater")
+    out.append(Claim.measured("T-k", "AL grows with k (at each stride s; effect: the "
+                              "weakest AL step, ms)", evidence,
+                              "; ".join(failures) or f"{seen} strides, all monotone",
+                              needs_full_run=True))
     return out
 
 
@@ -150,8 +164,13 @@ def interactive_frontend() -> bool:
     return bool(getattr(kernel, "_allow_stdin", False))
 
 
+REPLAY_XLABEL = "source time (s): each word at its delay, the source read when it was complete"
+"""The replay's x axis: a word's delay (not when its last unit was written, see
+:func:`simul.plots.timeline`)."""
+
+
 def _groups(words: list[tuple[str, float]]) -> list[tuple[float, str]]:
-    """Consecutive words written at the same source time, joined: (delay ms, text)."""
+    """Consecutive words complete at the same source time, joined: (delay ms, text)."""
     out: list[tuple[float, list[str]]] = []
     for text_, delay in words:
         if out and out[-1][0] == delay:
@@ -163,10 +182,11 @@ def _groups(words: list[tuple[str, float]]) -> list[tuple[float, str]]:
 
 def replay_figure(audio: np.ndarray, words, *, rate: int = 16000, alignment=None,
                   title: str = ""):
-    """The static replay: the waveform (time in s) and, below it, one row per write in
-    time order, with the words written then placed at that source time (a dotted line
-    marks it on the waveform). With an oracle ``alignment`` the source words are named on
-    the top axis. Returns the figure."""
+    """The static replay: the waveform (time in s) and, below it, one row per delay in
+    time order, with the words complete then (their delay: the source read when the word
+    was complete) placed at that source time (a dotted line marks it on the waveform).
+    With an oracle ``alignment`` the source words are named on the top axis. Returns the
+    figure."""
     import matplotlib.pyplot as plt
 
     pairs = timed_words(words)
@@ -199,17 +219,17 @@ def replay_figure(audio: np.ndarray, words, *, rate: int = 16000, alignment=None
                      ha="right" if right else "left", va="center", fontsize=9)
     out.set_ylim(rows - 0.5, -0.5)
     out.set_yticks([])
-    out.set_ylabel("words written")
+    out.set_ylabel("words complete")
     out.set_xlim(0, end * 1.02)
-    out.set_xlabel("source time (s): each word where the policy wrote it")
-    wave.set_title(title or f"{len(pairs)} words as they were written", fontsize=10)
+    out.set_xlabel(REPLAY_XLABEL)
+    wave.set_title(title or f"{len(pairs)} words, each at its delay", fontsize=10)
     return fig
 
 
 def replay_html(audio: np.ndarray, words, *, rate: int = 16000) -> str:
     """An audio player and the translation below it; a small script reveals each word
-    when the audio reaches the source time it was written at. Without scripts (a static
-    viewer) the whole translation shows."""
+    when the audio reaches its delay (the source read when the word was complete). Without
+    scripts (a static viewer) the whole translation shows."""
     import soundfile as sf
 
     buffer = io.BytesIO()
@@ -218,7 +238,7 @@ def replay_html(audio: np.ndarray, words, *, rate: int = 16000) -> str:
     src = "data:audio/wav;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
     uid = f"simul-replay-{uuid.uuid4().hex[:12]}"
     spans = " ".join(
-        f'<span data-t="{delay / 1000:.3f}" title="written at {delay / 1000:.2f} s of source" '
+        f'<span data-t="{delay / 1000:.3f}" title="complete at {delay / 1000:.2f} s of source" '
         f'style="transition: opacity .15s">{html.escape(text_)}</span>'
         for text_, delay in timed_words(words))
     return f"""<div id="{uid}" style="max-width: 52em">
@@ -248,7 +268,8 @@ def live_replay(audio: np.ndarray, words, *, rate: int = 16000, alignment=None,
     """Replay a simultaneous translation: the static figure (:func:`replay_figure`, always
     drawn and returned) and, with ``player`` (default: when :func:`interactive_frontend`),
     the audio player of :func:`replay_html` shown above it, revealing each word when the
-    audio reaches the source time the policy wrote it at.
+    audio reaches its delay: the source read when the word was complete (it can be a
+    write or more after its last unit, where :func:`simul.plots.timeline` labels it).
 
     ``words``: a :class:`~simul.records.Record`, words of a stream (``text``,
     ``delay_ms``) or (text, delay ms) pairs; ``audio``: the source they were written on."""

@@ -27,7 +27,7 @@ class WaitKFrames(Policy):
     s: int = 10  # frames read per step: N21's stride s
     n: int = 1  # units written per step at most
     maxlenratio: float = 1.0  # length cap × encoder frames, as in the other policies
-    reuse_state: bool = True
+    reuse_state: bool = True  # keep the decoder state across steps (eq. 2); off: re-decode
 
     def __post_init__(self) -> None:
         self.require(self.k >= 1, "k", "≥ 1 frame")

@@ -102,13 +102,16 @@ def _fingerprint(spec: Spec, refs: list[ModelRef], corpora: dict[str, str],
 
 
 def _claim(output: Path, fingerprint: dict, force: bool) -> None:
-    """Own ``output`` for this spec: new, same spec (resume), or ``force`` (start over)."""
+    """Own ``output`` for this spec: new, same spec (resume), ``force`` (start over), or a
+    different spec's that decoded nothing yet (a spec that failed before its first record)."""
     path = output / "sweep.json"
     if path.is_file():
         old = json.loads(path.read_text()).get("fingerprint", {})
         if old == fingerprint:
             return
-        if not force:
+        decoded = any(p.is_file() and p.stat().st_size
+                      for p in (output / "journal").rglob("*.jsonl"))
+        if decoded and not force:
             changed = sorted(k for k in set(old) | set(fingerprint)
                              if old.get(k) != fingerprint.get(k))
             raise SweepError(

@@ -10,6 +10,7 @@ records and the summary (:mod:`simul.sweep.summary`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 from collections.abc import Callable, Iterator
@@ -20,6 +21,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
+from simul import policies
 from simul.corpus import Segment, load
 from simul.models import device as devices
 from simul.sweep import store as record_store
@@ -60,8 +62,17 @@ class _StoreKeys:
     def __call__(self, job: _Job, segment_id: str, j: int, code: str | None = None) -> dict:
         return record_store.key_fields(
             model=job.ref.checksum, corpus=self.corpora[job.split], pair=self.spec.pair,
-            split=job.split, segment=segment_id, policy=self.spec.settings[j].policy,
+            split=job.split, segment=segment_id, policy=_policy_key(self.spec.settings[j].policy),
             settings=self.full[j], device=self.device, code=code)
+
+
+@functools.cache
+def _policy_key(name: str) -> str:
+    """A policy as the record store keys it: its name; for a policy that is not simul's own
+    (an entry point's, ``module:Class``), with its source file's digest, since the store's
+    code version follows simul's source only."""
+    digest = policies.source_digest(name)
+    return name if digest is None else f"{name}@{digest}"
 
 
 _Done = tuple[_Job, int, str, list[dict], list[bool], list[float | None] | None]
@@ -103,10 +114,14 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
         raise SweepError(f"models {spec.models}: two share the name {labels}; rename a folder")
     corpora = {s: corpus_checksum(spec.corpus, spec.pair, s) for s in spec.splits}
     fingerprint = _fingerprint(spec, refs, corpora, device)
+    # every split read before the output is claimed: a mistyped split or a bad corpus line
+    # stops here, with nothing written
+    segments = {split: list(load(spec.corpus, spec.pair, split, with_audio=False,
+                                 limit=spec.max_utterances)) for split in spec.splits}
     _claim(spec.output, fingerprint, force)
 
     per_utt = len(spec.settings)
-    jobs = _jobs(spec, refs)
+    jobs = _jobs(spec, refs, segments)
     keys = _StoreKeys(spec, corpora, device, [s.make().settings() for s in spec.settings])
     total = sum(len(j.segments) for j in jobs) * per_utt
     done = sum(len(j.done) for j in jobs) * per_utt
@@ -130,18 +145,16 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
     return _summarize(spec, jobs, fingerprint)
 
 
-def _jobs(spec: Spec, refs: list[ModelRef]) -> list[_Job]:
+def _jobs(spec: Spec, refs: list[ModelRef], segments: dict[str, list[Segment]]) -> list[_Job]:
     """Every (model, split) of the sweep, split by split, with what its journal holds."""
     per_utt = len(spec.settings)
     jobs = []
     for split in spec.splits:
-        segments = list(load(spec.corpus, spec.pair, split, with_audio=False,
-                             limit=spec.max_utterances))
         for ref in refs:
             journal = Journal(spec.output / "journal" / ref.label / f"{split}.jsonl")
             entries = journal.entries()
             origins = {pos: e.get("from_store") for pos, e in entries.items()}
-            jobs.append(_Job(ref, split, segments, journal,
+            jobs.append(_Job(ref, split, segments[split], journal,
                              {pos: e["records"] for pos, e in entries.items()},
                              {pos: o if isinstance(o, list) and len(o) == per_utt
                               else [False] * per_utt for pos, o in origins.items()}))

@@ -22,7 +22,7 @@ import yaml
 from simul.corpus import DEFAULT_ROOT
 from simul.models import device as devices
 from simul.models import registry as models
-from simul.policies import make, registry
+from simul.policies import lookup, make
 
 SPEC_FIELDS = ("name", "models", "pair", "splits", "corpus", "max_utterances", "output",
                "policies", "share", "workers", "scheduler", "store", "device", "lockstep")
@@ -150,7 +150,6 @@ def expand(policies: Any, where: str) -> list[Setting]:
     """The settings a ``policies`` list stands for, each checked by building the policy."""
     if not isinstance(policies, list) or not policies:
         raise SweepError(f"{where}: a non-empty list of {{policy: NAME, grid: ..., ...}}")
-    known = registry()
     out: list[Setting] = []
     seen: dict[tuple, str] = {}
     for n, entry in enumerate(policies):
@@ -161,8 +160,10 @@ def expand(policies: Any, where: str) -> list[Setting]:
         if unknown:
             raise SweepError(f"{here}: unknown field(s) {unknown}; known: {list(POLICY_FIELDS)}")
         name = entry["policy"]
-        if name not in known:
-            raise SweepError(f"{here}.policy: unknown policy {name!r}; known: {sorted(known)}")
+        try:
+            lookup(name)
+        except ValueError as e:
+            raise SweepError(f"{here}.policy: {e}") from None
         grid, fixed = entry.get("grid") or {}, entry.get("fixed") or {}
         listed = entry.get("settings")
         if not isinstance(grid, dict) or not all(

@@ -1,11 +1,12 @@
 """Seeded probabilistic grammar of everyday English for the synthetic mini corpus.
 
 The sentences are the English side of a synthetic speech-translation corpus: they are
-translated by apertium (``eng-spa``) and spoken by espeak-ng, so the grammar only emits plain
-lower-case ASCII words that apertium knows (plus a capital first letter, ``I``, commas and a
-final ``.`` or ``?``): no digits, contractions, hyphens, quotes or proper names.  Every word of
-``VOCABULARY`` (lower-cased, so ``I`` is listed as ``i``) is in apertium's English dictionary;
-words whose Spanish apertium fails to generate (farm, station, manager, ...) are left out.
+translated by apertium (``eng-spa``) and spoken by espeak-ng and festival, so the grammar only
+emits plain lower-case ASCII words that apertium knows (plus a capital first letter, ``I``,
+commas and a final ``.`` or ``?``): no digits, contractions, hyphens, quotes or proper names.
+Every word of ``VOCABULARY`` (lower-cased, so ``I`` is listed as ``i``) is in apertium's
+English dictionary; words whose Spanish apertium fails to generate (farm, station, manager,
+...) are left out.
 
 The grammar is a hand-written PCFG.  Its lexicon and probability tables (nouns, adjectives and
 verbs with their tags, verb frames, determiners, prepositional-phrase rules, discourse markers,

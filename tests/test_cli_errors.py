@@ -1,0 +1,106 @@
+"""Bad input to the command line: one line naming the option, file or field, exit 2, and
+nothing written (a new user's first hour, issue: errors that help)."""
+
+import json
+
+import pytest
+
+from simul import cli, records
+from simul.metrics.score import score_records
+from simul.records import Record
+from tests.test_mustc import PAIR, SPLIT, make_corpus
+
+
+def one_line_error(capsys, *fragments: str) -> str:
+    captured = capsys.readouterr()
+    err = captured.err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert "error: " in err
+    for fragment in fragments:
+        assert fragment in err, (fragment, err)
+    return err
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["--max-utterances", "0"], "argument --max-utterances: expected a whole number ≥ 1, got 0"),
+    (["--max-utterances", "-1"], "argument --max-utterances: expected a whole number ≥ 1, "
+                                 "got -1"),
+    (["--max-utterances", "two"], "expected a whole number ≥ 1, got 'two'"),
+    (["--beam", "0"], "argument --beam: expected a whole number ≥ 1, got 0"),
+])
+def test_a_count_below_one_names_its_option(tmp_path, capsys, argv, fragment):
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["decode", "--model", "blstm_char_en-es", "--out", str(out), *argv])
+    assert stop.value.code == 2
+    one_line_error(capsys, "simul decode: error: ", fragment)
+    assert not out.exists()
+
+
+def test_usage_errors_are_one_line_too(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["decode", "--out", "x"])
+    assert stop.value.code == 2
+    one_line_error(capsys, "the following arguments are required: --model",
+                   "(see simul decode -h)")
+
+
+def test_score_reads_simulevals_output_folder(tmp_path, capsys):
+    recs = [Record(index=0, prediction="a b", delays=[100.0, 900.0], elapsed=[150.0, 950.0],
+                   prediction_length=2, reference="a b", source_length=1000.0,
+                   source=["x.wav"])]
+    folder = records.write_simuleval_dir(recs, tmp_path / "simuleval_out")
+    assert cli.main(["score", str(folder), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["AL"] == score_records(records.read(folder / "instances.log"))["AL"]
+    assert got["StartOffset"] == 100.0  # d_1, by hand
+
+
+def test_score_of_a_folder_without_a_log_says_so(tmp_path, capsys):
+    assert cli.main(["score", str(tmp_path)]) == 2
+    one_line_error(capsys, f"{tmp_path}: a folder without instances.log")
+    assert cli.main(["score", str(tmp_path / "missing.jsonl")]) == 2
+    one_line_error(capsys, "missing.jsonl: no such file")
+
+
+def test_the_score_table_says_what_each_number_is(tmp_path, capsys):
+    recs = [Record(index=0, prediction="a b", delays=[100.0, 900.0], elapsed=[150.0, 950.0],
+                   prediction_length=2, reference="a b", source_length=1000.0,
+                   source=["x.wav"])]
+    path = records.write(recs, tmp_path / "r.jsonl")
+    assert cli.main(["score", str(path)]) == 0
+    out = capsys.readouterr().out
+    for line in ("  AL: Average Lagging, ms", "  LAAL: Length-Adaptive Average Lagging",
+                 "  AL_N21: AL of Nguyen et al. 2021 eq. (6)", "  length_diff: mean hypothesis",
+                 "  _CA: the same metric, computation-aware"):
+        assert line in out, line
+
+
+def test_a_mistyped_split_lists_the_splits_there(tmp_path, capsys):
+    make_corpus(tmp_path / PAIR)
+    out = tmp_path / "r.jsonl"
+    assert cli.main(["decode", "--model", str(tmp_path), "--corpus", str(tmp_path),
+                     "--pair", PAIR, "--split", "tst-COMON", "--out", str(out)]) == 2
+    one_line_error(capsys, "no split 'tst-COMON'; the splits there: " + SPLIT)
+    assert not out.exists()
+
+
+def test_a_sweep_that_fails_on_a_typo_leaves_its_output_free(tiny_model_dir, tmp_path):
+    from simul import sweep
+
+    corpus = tmp_path / "corpus"
+    make_corpus(corpus / PAIR)
+    spec = {"models": [str(tiny_model_dir)], "pair": PAIR, "splits": ["tst-COMON"],
+            "corpus": str(corpus), "output": str(tmp_path / "out"), "max_utterances": 1,
+            "policies": [{"policy": "offline"}]}
+    with pytest.raises(Exception, match="no split 'tst-COMON'"):
+        sweep.run(spec, workers=1, progress=False)
+    assert not (tmp_path / "out" / "sweep.json").exists()  # nothing claimed
+    table = sweep.run({**spec, "splits": [SPLIT]}, workers=1, progress=False)
+    assert len(table) == 1
+    # a claim that decoded nothing (e.g. a crash before the first record) is no obstacle
+    claim = tmp_path / "out2" / "sweep.json"
+    claim.parent.mkdir()
+    claim.write_text(json.dumps({"fingerprint": {"spec": "another"}}))
+    assert len(sweep.run({**spec, "splits": [SPLIT], "output": str(claim.parent)},
+                         workers=1, progress=False)) == 1
