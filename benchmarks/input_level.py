@@ -1,5 +1,5 @@
 """Offline greedy BLEU of a model on the first segments of tst-COMMON with the audio scaled,
-without and with ``simul stream``'s level control (:class:`simul.live.LevelControl`); and
+without and with ``simul stream``'s level control (:class:`simul.level.LevelControl`); and
 the speech level of the corpus, the control's target.
 
 The models have heard the corpus at its own level only (global mean-variance normalisation
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import soundfile as sf
 
-from simul import live
+from simul import level
 from simul.corpus import DEFAULT_ROOT, load, load_list, stats
 from simul.metrics.quality import corpus_quality
 from simul.models import registry
@@ -42,7 +42,7 @@ def levelled(audio: np.ndarray, chunk_ms: float,
     """``audio`` through a fresh level control in chunks of ``chunk_ms`` (that has first
     heard ``before``, if given), and the gain at the end (dB)."""
     size = max(1, round(chunk_ms * 16))  # 16 kHz
-    control = live.LevelControl()
+    control = level.LevelControl()
     if before is not None:
         for a in range(0, before.size, size):
             control.process(before[a : a + size])
@@ -59,7 +59,7 @@ def bleu_by_scale(model_name: str, segments: int, scales: list[float], levels: l
     rows = []
     for scale in scales:
         row: dict = {"scale": scale, "n": len(segs), "speech in (dBFS)": round(float(np.mean(
-            [live.speech_level_dbfs(scale * s.audio) for s in segs])), 1)}
+            [level.speech_level_dbfs(scale * s.audio) for s in segs])), 1)}
         for on in levels:
             hyps, out_levels, gains = [], [], []
             for i, s in enumerate(segs):
@@ -70,7 +70,7 @@ def bleu_by_scale(model_name: str, segments: int, scales: list[float], levels: l
                         before = (scale * segs[i - 1].audio).astype(np.float32)
                     audio, gain = levelled(audio, chunk_ms, before)
                     gains.append(gain)
-                    out_levels.append(live.speech_level_dbfs(audio))
+                    out_levels.append(level.speech_level_dbfs(audio))
                 seg = replace(s, audio=audio)
                 hyps.append(simulate(model, make("offline", {}), seg).prediction)
             q = corpus_quality(hyps, refs)
@@ -85,7 +85,7 @@ def bleu_by_scale(model_name: str, segments: int, scales: list[float], levels: l
 
 
 def corpus_level(pair: str, splits: list[str]) -> pd.DataFrame:
-    """Speech level (:func:`simul.live.speech_level_dbfs`) of every talk of each split,
+    """Speech level (:func:`simul.level.speech_level_dbfs`) of every talk of each split,
     by synthesizer: the energy mean over all its talks' speech frames, and the range of
     the talks' levels."""
     rows = []
@@ -95,7 +95,7 @@ def corpus_level(pair: str, splits: list[str]) -> pd.DataFrame:
         for seg, engine in zip(load(DEFAULT_ROOT, pair, split, with_audio=False), engines,
                                strict=True):
             talks.setdefault(seg.wav, engine)
-        levels = {path: live.speech_level_dbfs(sf.read(path, dtype="float32")[0])
+        levels = {path: level.speech_level_dbfs(sf.read(path, dtype="float32")[0])
                   for path in talks}
         for engine in ("all", *sorted(set(talks.values()))):
             picked = [levels[p] for p, e in talks.items() if engine in ("all", e)]
@@ -137,7 +137,7 @@ def main() -> None:
         table = bleu_by_scale(args.model, args.segments, scales, levels, args.chunk_ms, pair,
                               args.split, args.warm)
         print(f"{args.model}, offline greedy, first {args.segments} segments of {args.split}; "
-              f"level control: target {live.CORPUS_LEVEL_DBFS:g} dBFS, {args.chunk_ms:g} ms "
+              f"level control: target {level.CORPUS_LEVEL_DBFS:g} dBFS, {args.chunk_ms:g} ms "
               f"chunks{', warmed on the segment before' if args.warm else ''}")
     with pd.option_context("display.width", 200):
         print(table.to_string(index=False))

@@ -20,6 +20,7 @@ import soxr
 
 from simul import cli, live
 from simul.corpus import DEFAULT_ROOT, load_list
+from simul.level import CORPUS_LEVEL_DBFS, LevelControl, soft_limit, speech_level_dbfs
 from simul.models import loader, registry
 from simul.papers import tutorial as tut
 from simul.policies import make
@@ -140,7 +141,7 @@ def as_read(path, start_s=0.0, duration_s=None) -> np.ndarray:
 def levelled(audio: np.ndarray) -> np.ndarray:
     """``audio`` through a fresh level control, whole (the output does not depend on the
     chunking, see test_level_control_is_causal_and_ignores_the_chunking)."""
-    return live.LevelControl().process(audio)
+    return LevelControl().process(audio)
 
 
 @pytest.mark.corpus
@@ -161,7 +162,7 @@ def test_wav_is_resampled_and_mixed_down(stream_cli, model, segment, stereo_8k, 
                      err)
     assert bool(said) == (level != "off")
     if said:  # the file is the segment at the corpus' level: little to do
-        assert abs(float(said[1]) - live.CORPUS_LEVEL_DBFS) < 4 and abs(float(said[2])) < 4
+        assert abs(float(said[1]) - CORPUS_LEVEL_DBFS) < 4 and abs(float(said[2])) < 4
     assert err.startswith("note: the shipped models have heard two synthesizers")  # live input
 
 
@@ -309,10 +310,10 @@ def test_level_option_parses_and_refuses_other_values(capsys):
     assert e.value.code == 2
     assert "invalid choice: 'loud'" in capsys.readouterr().err
     wav, corpus = live.Source("a.wav", audio=np.zeros(1)), live.Source("x", from_corpus=True)
-    assert isinstance(live.level_control(None, wav), live.LevelControl)
+    assert isinstance(live.level_control(None, wav), LevelControl)
     assert live.level_control(None, corpus) is None
     assert live.level_control("off", wav) is None
-    assert isinstance(live.level_control("auto", corpus), live.LevelControl)
+    assert isinstance(live.level_control("auto", corpus), LevelControl)
     with pytest.raises(live.LiveError, match="--level must be one of auto, off"):
         live.level_control("loud", wav)
 
@@ -331,7 +332,7 @@ def test_unknown_segment_is_named(capsys):
 
 # ---------------------------------------------------------------------------- level control
 
-def through(control: live.LevelControl, audio: np.ndarray, chunk: int) -> np.ndarray:
+def through(control: LevelControl, audio: np.ndarray, chunk: int) -> np.ndarray:
     return np.concatenate([control.process(audio[a : a + chunk])
                            for a in range(0, audio.size, chunk)])
 
@@ -341,14 +342,14 @@ def test_level_control_is_causal_and_ignores_the_chunking():
     t = np.arange(4 * 16000) / 16000
     quiet = (0.01 * np.sin(2 * np.pi * 220 * t) * (np.sin(2 * np.pi * 1.5 * t) > 0)
              + 1e-4 * rng.standard_normal(t.size)).astype(np.float32)
-    whole = live.LevelControl().process(quiet)
-    assert live.LevelControl().gain_db == 0.0
+    whole = LevelControl().process(quiet)
+    assert LevelControl().gain_db == 0.0
     for chunk in (1, 37, 320, 1600, 5000):  # samples: the output is the same, exactly
-        assert np.array_equal(through(live.LevelControl(), quiet, chunk), whole), chunk
+        assert np.array_equal(through(LevelControl(), quiet, chunk), whole), chunk
     heard = 2 * 16000 + 123  # not on a frame boundary
     changed = quiet.copy()
     changed[heard:] = rng.uniform(-1, 1, changed.size - heard)  # a loud noise from then
-    control = live.LevelControl()
+    control = LevelControl()
     first = through(control, changed[:heard], 1600)
     assert np.array_equal(first, whole[:heard])  # what came before did not change
     rest = control.process(changed[heard:])
@@ -359,25 +360,25 @@ def test_level_control_is_causal_and_ignores_the_chunking():
 @pytest.mark.corpus
 def test_level_control_brings_quiet_speech_to_the_corpus_level(segment):
     quiet = (0.05 * segment.audio).astype(np.float32)  # 26 dB below
-    assert live.speech_level_dbfs(quiet) < live.CORPUS_LEVEL_DBFS - 20
-    control = live.LevelControl()
+    assert speech_level_dbfs(quiet) < CORPUS_LEVEL_DBFS - 20
+    control = LevelControl()
     out = through(control, quiet, 1600)
-    assert abs(live.speech_level_dbfs(out) - live.CORPUS_LEVEL_DBFS) < 3
+    assert abs(speech_level_dbfs(out) - CORPUS_LEVEL_DBFS) < 3
     second_half = out[out.size // 2 :]
-    assert abs(live.speech_level_dbfs(second_half) - live.CORPUS_LEVEL_DBFS) < 3
-    assert abs(control.speech_dbfs - live.speech_level_dbfs(quiet)) < 3
+    assert abs(speech_level_dbfs(second_half) - CORPUS_LEVEL_DBFS) < 3
+    assert abs(control.speech_dbfs - speech_level_dbfs(quiet)) < 3
     assert 20 < control.gain_db <= control.max_gain_db
     assert np.abs(out).max() <= 1.0
 
 
 @pytest.mark.corpus
 def test_level_control_is_about_the_identity_at_the_corpus_level(segment):
-    at_target = segment.audio * 10 ** ((live.CORPUS_LEVEL_DBFS
-                                        - live.speech_level_dbfs(segment.audio)) / 20)
+    at_target = segment.audio * 10 ** ((CORPUS_LEVEL_DBFS
+                                        - speech_level_dbfs(segment.audio)) / 20)
     at_target = np.clip(at_target, -1, 1).astype(np.float32)
-    assert abs(live.speech_level_dbfs(at_target) - live.CORPUS_LEVEL_DBFS) < 0.5
-    out = through(live.LevelControl(), at_target, 1600)
-    assert abs(live.speech_level_dbfs(out) - live.speech_level_dbfs(at_target)) < 1.5
+    assert abs(speech_level_dbfs(at_target) - CORPUS_LEVEL_DBFS) < 0.5
+    out = through(LevelControl(), at_target, 1600)
+    assert abs(speech_level_dbfs(out) - speech_level_dbfs(at_target)) < 1.5
     heard = np.abs(at_target) > 1e-3
     gain_db = 20 * np.log10(np.abs(out[heard]) / np.abs(at_target[heard]))
     assert np.all(np.abs(gain_db) < 2), (gain_db.min(), gain_db.max())
@@ -386,20 +387,20 @@ def test_level_control_is_about_the_identity_at_the_corpus_level(segment):
 @pytest.mark.corpus
 def test_level_control_bounds_its_gain_and_never_clips(segment):
     faint = (0.003 * segment.audio).astype(np.float32)  # 50 dB below: more than it may add
-    control = live.LevelControl(max_gain_db=30.0)
+    control = LevelControl(max_gain_db=30.0)
     out = through(control, faint, 1600)
     assert control.gain_db == pytest.approx(30.0)
     assert np.all(np.abs(out) <= np.abs(faint) * 10 ** (30 / 20) * (1 + 1e-5))
-    assert live.speech_level_dbfs(out) < live.CORPUS_LEVEL_DBFS - 15
+    assert speech_level_dbfs(out) < CORPUS_LEVEL_DBFS - 15
     loud = np.clip(4.0 * segment.audio, -1, 1).astype(np.float32)  # clipped, 12 dB over
-    control = live.LevelControl(target_dbfs=-40.0, max_cut_db=6.0)
+    control = LevelControl(target_dbfs=-40.0, max_cut_db=6.0)
     out = through(control, loud, 1600)
     assert control.gain_db == pytest.approx(-6.0)
     assert np.all(np.abs(out) >= np.abs(loud) * 10 ** (-6 / 20) * (1 - 1e-5) - 0.1)
     # silence, then noise: no speech, the gain stays at 0 dB; then quiet speech raises it
     # and a sudden full-scale burst after it is bent below ±1, not clipped
     rng = np.random.default_rng(1)
-    control = live.LevelControl()
+    control = LevelControl()
     noise = (1e-5 * rng.standard_normal(16000)).astype(np.float32)
     assert np.array_equal(control.process(np.zeros(8000, np.float32)), np.zeros(8000))
     assert np.array_equal(control.process(noise), noise) and control.gain_db == 0.0
@@ -409,8 +410,8 @@ def test_level_control_bounds_its_gain_and_never_clips(segment):
     burst = control.process(rng.uniform(-1, 1, 16000).astype(np.float32))
     assert np.abs(burst).max() <= 1.0 and np.abs(burst).max() > 0.9
     kept = np.array([0.5, -0.9], np.float32)
-    assert np.array_equal(live.soft_limit(kept), kept)
-    assert np.all(np.abs(live.soft_limit(np.array([1e6, -3.0, 0.95], np.float32))) <= 1.0)
+    assert np.array_equal(soft_limit(kept), kept)
+    assert np.all(np.abs(soft_limit(np.array([1e6, -3.0, 0.95], np.float32))) <= 1.0)
 
 
 # ---------------------------------------------------------------------------- live replay

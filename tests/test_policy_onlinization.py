@@ -12,6 +12,7 @@ from simul.policies.onlinization import (
     local_agreement,
     longest_common_prefix,
     shared_prefix,
+    whole_words,
 )
 from simul.simulate import simulate
 from tests.test_simulate import Recording, segment
@@ -71,8 +72,25 @@ def test_shared_prefix(beams_per_chunk, n, expected):
     assert shared_prefix(beams_per_chunk, n) == expected
 
 
+@pytest.mark.parametrize(("pieces", "unit", "expected"), [
+    ([], "char", 0),
+    (list("ab"), "char", 0),  # the first word is not known to be complete
+    (["a", "b", "<space>"], "char", 3),  # complete with its space
+    (["a", "b", "<space>", "c", "."], "char", 3),  # "c." may go on ("c.d")
+    (["a", "<space>", "b", "<space>", "c"], "char", 4),
+    (["\u2581ab"], "bpe", 0),
+    (["\u2581a", "b", "\u2581c"], "bpe", 2),  # "▁c" shows "ab" complete, and may go on
+    (["\u2581a", "b", "\u2581c", "."], "bpe", 2),
+    (["a@@", "b"], "bpe@@", 2),
+    (["a@@", "b", "c@@"], "bpe@@", 2),
+])
+def test_whole_words(pieces, unit, expected):
+    assert whole_words(pieces, unit) == expected
+
+
 @pytest.mark.parametrize("settings", [{"rule": "lcp"}, {"rule": "la", "n": 0},
-                                      {"chunk_ms": 0}, {"beam": 0}, {"initial_wait_ms": -1}])
+                                      {"chunk_ms": 0}, {"beam": 0}, {"initial_wait_ms": -1},
+                                      {"commit": "chars"}])
 def test_bad_settings_are_refused(settings):
     with pytest.raises(ValueError, match="onlinization"):
         Onlinization(**settings)
@@ -132,12 +150,54 @@ def test_scripted_traces_by_hand(policy, script, trace, units):
     assert "".join(rec.units) == units
 
 
+class ScriptedWords(ScriptedBeams):
+    """ScriptedBeams whose hypotheses are lists of unit texts, of any ``unit_type``."""
+
+    def __init__(self, script, unit_type, token_list):
+        super().__init__(script)
+        self.unit_type, self.token_list = unit_type, ["<blank>", "<unk>", *token_list,
+                                                      "<sos/eos>"]
+
+
+SP = "\u2581"
+CHAR_SCRIPT = {500: ["ab c"], 1000: ["ab ca"], 1500: ["ab cab"], 2000: ["ab cab c"]}
+CHAR_WORDS = ScriptedWords({ms: [["<space>" if u == " " else u for u in h] for h in hyps]
+                            for ms, hyps in CHAR_SCRIPT.items()}, "char",
+                           ["a", "b", "c", "<space>"])
+SPM_WORDS = ScriptedWords({500: [[SP + "a", "b", SP + "c"]],
+                           1000: [[SP + "a", "b", SP + "c", "d"]],
+                           1500: [[SP + "a", "b", SP + "c", "d", SP + "a"]],
+                           2000: [[SP + "a", "b", SP + "c", "d", SP + "a", "b"]]},
+                          "bpe", [SP + "a", "b", SP + "c", "d"])
+
+
+@pytest.mark.parametrize(("model", "commit", "trace"), [
+    # units (K22): LCP(ab c, ab ca) = "ab c"; LCP(ab ca, ab cab) = "ab ca"; end: "b c"
+    (CHAR_WORDS, "units",
+     [(500, 0), (1000, 0), (1000, 4), (1500, 0), (1500, 1), (2000, 0), (2000, 3)]),
+    # words: "ab c" is cut back to "ab " ("c" may go on); "ab ca" to "ab " again (nothing
+    # new); the end commits the whole best hypothesis, "cab c"
+    (CHAR_WORDS, "words", [(500, 0), (1000, 0), (1000, 3), (1500, 0), (2000, 0), (2000, 5)]),
+    # SentencePiece: "▁a b ▁c" → "▁a b" ("▁c" shows "ab" complete but may go on);
+    # "▁a b ▁c d" → "▁a b" again; the end commits "▁c d ▁a b"
+    (SPM_WORDS, "units",
+     [(500, 0), (1000, 0), (1000, 3), (1500, 0), (1500, 1), (2000, 0), (2000, 2)]),
+    (SPM_WORDS, "words", [(500, 0), (1000, 0), (1000, 2), (1500, 0), (2000, 0), (2000, 4)]),
+])
+def test_committing_whole_words_by_hand(model, commit, trace):
+    policy = Onlinization(chunk_ms=500, rule="la", n=2, commit=commit)
+    rec = simulate(model, policy, segment(np.zeros(32000, np.float32)))
+    assert rec.trace == trace
+    assert rec.units == [u for h in model.script[2000] for u in h]
+
+
 # ------------------------------------------------------------------ tiny random models
 
 
-@pytest.mark.parametrize("beam", [2, 5])
-def test_reading_everything_first_equals_offline_beam_search(model, speech, beam):
-    policy = Onlinization(chunk_ms=250, initial_wait_ms=5000, rule="la", n=2, beam=beam)
+@pytest.mark.parametrize(("beam", "commit"), [(2, "units"), (5, "units"), (5, "words")])
+def test_reading_everything_first_equals_offline_beam_search(model, speech, beam, commit):
+    policy = Onlinization(chunk_ms=250, initial_wait_ms=5000, rule="la", n=2, beam=beam,
+                          commit=commit)
     rec = simulate(model, policy, segment(speech))
     expected = model.beam_search(model.encode(speech), beam=beam)[0].tokens
     assert rec.units == [model.token_list[t] for t in expected]
@@ -145,13 +205,14 @@ def test_reading_everything_first_equals_offline_beam_search(model, speech, beam
     assert rec.trace == [(rec.source_length, 0), (rec.source_length, len(expected))]
 
 
-@pytest.mark.parametrize(("rule", "n", "chunk_ms", "initial_wait_ms"), [
-    ("hold", 3, 250, 0), ("la", 2, 250, 0), ("la", 3, 400, 600), ("sp", 1, 300, 0),
-    ("sp", 2, 250, 500),
+@pytest.mark.parametrize(("rule", "n", "chunk_ms", "initial_wait_ms", "commit"), [
+    ("hold", 3, 250, 0, "units"), ("la", 2, 250, 0, "units"), ("la", 3, 400, 600, "units"),
+    ("sp", 1, 300, 0, "units"), ("sp", 2, 250, 500, "units"), ("la", 2, 250, 0, "words"),
+    ("hold", 1, 190, 0, "words"),
 ])
-def test_chunked_properties(model, speech, rule, n, chunk_ms, initial_wait_ms):
+def test_chunked_properties(model, speech, rule, n, chunk_ms, initial_wait_ms, commit):
     policy = Recording(Onlinization(chunk_ms=chunk_ms, initial_wait_ms=initial_wait_ms,
-                                    rule=rule, n=n, beam=3))
+                                    rule=rule, n=n, beam=3, commit=commit))
     rec = simulate(model, policy, segment(speech))
     reads = [ms for ms, _ in rec.trace]
     first = initial_wait_ms or chunk_ms
@@ -164,6 +225,12 @@ def test_chunked_properties(model, speech, rule, n, chunk_ms, initial_wait_ms):
     final = [model.token_list.index(u) for u in rec.units]
     for before, after in zip(policy.seen, [*policy.seen[1:], final], strict=True):
         assert after[: len(before)] == before  # committed units only grow
+    if commit == "words":  # while reading, every write ends with a word's <space>
+        end = 0
+        for ms, n in rec.trace:
+            end += n
+            if n and ms < rec.source_length:
+                assert rec.units[end - 1] == "<space>"
 
 
 @pytest.mark.parametrize(("rule", "n"), [("hold", 2), ("la", 2), ("sp", 2)])

@@ -1,6 +1,7 @@
 """Wait-k over detected source words (Papi et al. 2022): schedules worked by hand on a
 scripted model, then the policy on tiny random models (Transformer and RNN decoders)."""
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -9,13 +10,21 @@ import torch
 
 from simul.corpus import Alignment, Segment
 from simul.models.espnet_st import Encoded, ESPnetST, Hyp, ModelError
-from simul.policies import make, registry
+from simul.policies import make, registry, word_detection
 from simul.policies.base import View
 from simul.policies.offline import Offline
-from simul.policies.word_detection import WaitKWords, count_words, fixed_word_count
+from simul.policies.word_detection import (
+    RunawaySettingWarning,
+    WaitKWords,
+    count_words,
+    fixed_word_count,
+)
 from simul.simulate import simulate
 
 SPACE = "<space>"
+# settings below that avoid </s> while reading on purpose warn once per process
+pytestmark = pytest.mark.filterwarnings("ignore::simul.policies.word_detection."
+                                        "RunawaySettingWarning")
 
 
 def segment(audio: np.ndarray | int, alignment: Alignment | None = None) -> Segment:
@@ -88,10 +97,11 @@ def test_fixed_word_detection_counts(read_ms, word_ms, expected):
 
 
 @pytest.mark.parametrize(("settings", "expected"), [
-    ({"k": 3, "word_ms": 280, "chunk_ms": 280}, 840),
-    ({"k": 3, "word_ms": 280, "chunk_ms": 1000}, 1000),  # 1000 ms → 3 words
-    ({"k": 4, "word_ms": 280, "chunk_ms": 1000}, 2000),  # 1000 ms hold only 3
-    ({"k": 5, "word_ms": 280, "chunk_ms": 280}, 1400),  # past a short source: stops at its end
+    ({"k": 3, "detection": "fixed", "word_ms": 280, "chunk_ms": 280}, 840),
+    ({"k": 3, "detection": "fixed", "word_ms": 280, "chunk_ms": 1000}, 1000),  # 3 words
+    ({"k": 4, "detection": "fixed", "word_ms": 280, "chunk_ms": 1000}, 2000),  # 1000: only 3
+    # past a short source: the session stops at its end
+    ({"k": 5, "detection": "fixed", "word_ms": 280, "chunk_ms": 280}, 1400),
     ({"k": 3, "detection": "adaptive", "chunk_ms": 280}, 280),
 ])
 def test_first_read(settings, expected):
@@ -154,7 +164,8 @@ def test_fixed_detection_char_schedule_by_hand():
 def test_fixed_detection_with_coarse_chunks():
     # 1000 ms chunks, 280 ms words, wait-1: W(1000) = 3 → three words at once
     model = Scripted(SPM)
-    rec = simulate(model, WaitKWords(k=1, word_ms=280, chunk_ms=1000), segment(19200))
+    rec = simulate(model, WaitKWords(k=1, detection="fixed", word_ms=280, chunk_ms=1000),
+                   segment(19200))
     assert writes(rec) == [(1000, ["\u2581a", "b", "\u2581c", "\u2581d", "e", "f"]),
                                   (1200, ["\u2581g"])]
 
@@ -172,7 +183,7 @@ def test_adaptive_detection_schedule_by_hand():
 # ------------------------------------------------------------------ </s> while reading
 def test_eos_while_reading_ends_the_hypothesis_without_force_finish():
     model = Scripted(["\u2581a", "b"])
-    policy = WaitKWords(k=1, word_ms=280, chunk_ms=280, force_finish=False,
+    policy = WaitKWords(k=1, detection="fixed", word_ms=280, chunk_ms=280, force_finish=False,
                         avoid_eos_while_reading=False)
     rec = simulate(model, policy, segment(19200))
     assert rec.trace == [(280, 0), (280, 2)]  # finished at 280 ms, the rest never read
@@ -181,7 +192,7 @@ def test_eos_while_reading_ends_the_hypothesis_without_force_finish():
 
 def test_force_finish_drops_eos_and_reads_on():
     model = Scripted(["\u2581a", "b"])
-    policy = WaitKWords(k=1, word_ms=280, chunk_ms=280, force_finish=True,
+    policy = WaitKWords(k=1, detection="fixed", word_ms=280, chunk_ms=280, force_finish=True,
                         avoid_eos_while_reading=False)
     rec = simulate(model, policy, segment(19200))
     assert [ms for ms, _ in rec.trace] == [280, 280, 560, 840, 1120, 1200, 1200]
@@ -191,7 +202,7 @@ def test_force_finish_drops_eos_and_reads_on():
 
 def test_avoid_eos_while_reading_takes_the_next_best_unit():
     model = Scripted(["\u2581a", "b"])  # </s> avoided → the scripted next-best "▁uh"
-    policy = WaitKWords(k=1, word_ms=280, chunk_ms=280, force_finish=True,
+    policy = WaitKWords(k=1, detection="fixed", word_ms=280, chunk_ms=280, force_finish=True,
                         avoid_eos_while_reading=True)
     rec = simulate(model, policy, segment(19200))
     uh = "\u2581uh"
@@ -235,6 +246,65 @@ def test_registered_and_made_from_strings():
                                    "force_finish": "false"})
     assert (policy.k, policy.detection, policy.word_ms, policy.force_finish) == (
         7, "adaptive", 271.0, False)
+
+
+def test_defaults_are_adaptive_detection_without_avoiding_eos():
+    # the defaults give a usable translation on the shipped models (the module's table);
+    # P22's A.2 setting (fixed, 280 ms, avoid_eos_while_reading) is there by setting it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RunawaySettingWarning)  # the defaults do not warn
+        policy = WaitKWords()
+    assert (policy.k, policy.detection, policy.word_ms, policy.chunk_ms, policy.force_finish,
+            policy.avoid_eos_while_reading) == (5, "adaptive", 360.0, 360.0, True, False)
+    assert policy.first_read_ms() == 360.0
+
+
+@pytest.fixture
+def fresh_warnings(monkeypatch):
+    """A process that has not warned yet."""
+    monkeypatch.setattr(word_detection, "_WARNED", set())
+
+
+@pytest.mark.parametrize(("settings", "match"), [
+    ({"detection": "fixed", "word_ms": 280, "chunk_ms": 280, "avoid_eos_while_reading": True},
+     "detection='fixed' with avoid_eos_while_reading=True .*runs away"),
+    ({"detection": "adaptive", "k": 3, "avoid_eos_while_reading": True},
+     "avoid_eos_while_reading=True can run away at small k"),
+])
+def test_a_runaway_setting_warns_once_per_process(fresh_warnings, settings, match):
+    with pytest.warns(RunawaySettingWarning, match=match) as caught:
+        WaitKWords(**settings)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    # PYTHONWARNINGS=ignore:wait_k_words matches the start of the message
+    assert message.startswith("wait_k_words:")
+    assert "PYTHONWARNINGS=ignore:wait_k_words" in message
+    assert caught[0].filename == __file__  # charged to whoever made the policy
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RunawaySettingWarning)
+        for k in (3, 5, 7):  # a sweep makes it again and again: no more warnings
+            WaitKWords(**{**settings, "k": k})
+        make("wait_k_words", {key: str(v) for key, v in settings.items()})
+
+
+@pytest.mark.parametrize("settings", [
+    {"detection": "fixed", "avoid_eos_while_reading": False},
+    {"detection": "adaptive", "avoid_eos_while_reading": False},
+    {"detection": "fixed", "word_ms": 280, "chunk_ms": 280, "force_finish": True},
+])
+def test_settings_without_avoid_eos_do_not_warn(fresh_warnings, settings):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RunawaySettingWarning)
+        WaitKWords(**settings)
+    assert not word_detection._WARNED
+
+
+def test_fixed_and_adaptive_warn_separately(fresh_warnings):
+    with pytest.warns(RunawaySettingWarning, match="detection='fixed'"):
+        WaitKWords(detection="fixed", avoid_eos_while_reading=True)
+    with pytest.warns(RunawaySettingWarning, match="small k"):
+        WaitKWords(detection="adaptive", avoid_eos_while_reading=True)
+    assert word_detection._WARNED == {"fixed", "adaptive"}
 
 
 # ------------------------------------------------------------------ tiny random models

@@ -45,7 +45,7 @@ SR = 16_000
 MODEL = "conformer_bpe_en-es"
 N_SEGMENTS = 5  # the shortest of tst-COMMON: the whole file runs in about a minute
 AGENT = "simul.simuleval_agent.SimulAgent"
-POLICIES = {  # (name, --set settings); both read in fixed steps of 280 and 250 ms
+POLICIES = {  # (name, --set settings); both read in fixed steps of 360 and 250 ms
     "wait_k_words": {"k": "3"},
     "onlinization": {"chunk_ms": "250", "rule": "la", "n": "2"},
 }

@@ -182,16 +182,28 @@ def make(name: str, settings: dict[str, str] | None = None) -> Policy:
     return cls(**kwargs)
 
 
-_FIELD_LINE = re.compile(r"^\s+(\w+)\s*:[^=#]+=[^#]*#\s*(.+)$")
+_FIELD_LINE = re.compile(r"^\s+(\w+)\s*:[^=#]+=[^#]*(?:#\s*(.+))?$")
+_COMMENT_LINE = re.compile(r"^\s+#\s*(.+)$")
 
 
 def setting_notes(cls: type[Policy]) -> dict[str, str]:
-    """What each setting means and its unit: the comment on its line in the class body."""
+    """What each setting means and its unit: the comment on its line in the class body, or
+    the comment lines right above it."""
     try:
         lines = inspect.getsource(cls).splitlines()
     except (OSError, TypeError):
         return {}
-    return {m.group(1): m.group(2).strip() for line in lines if (m := _FIELD_LINE.match(line))}
+    notes, above = {}, []
+    for line in lines:
+        if comment := _COMMENT_LINE.match(line):
+            above.append(comment.group(1).strip())
+            continue
+        if field := _FIELD_LINE.match(line):
+            note = field.group(2) or " ".join(above)
+            if note:
+                notes[field.group(1)] = note.strip()
+        above = []
+    return notes
 
 
 def describe(name: str | None = None) -> str:

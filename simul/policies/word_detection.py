@@ -8,8 +8,9 @@ source words W(t) heard in the first t ms, and the wait-k rule (Ma et al. 2019,
 g(i) = k + i − 1) lets the i-th target WORD be written once W(t) ≥ k + i − 1 (§3: "If this
 number is equal or exceeds k_test ... a word is emitted"). Word detection:
 
-- ``"fixed"``: one word per ``word_ms`` of audio, W(t) = ⌊t / word_ms⌋ (Ma et al. 2020b's
-  280 ms, the MuST-C mean word duration; pass the corpus' own mean if you measured it);
+- ``"fixed"``: one word per ``word_ms`` of audio, W(t) = ⌊t / word_ms⌋ (the paper uses Ma
+  et al. 2020b's 280 ms, the MuST-C mean word duration; the default, 360 ms, is the embedded
+  corpus' mean; pass the mean of your corpus, e.g. ``simul.papers.papi2022.corpus_word_ms``);
 - ``"adaptive"``: the number of words in the greedy transcript of the source-language CTC
   over the encoder states of the prefix read, re-run on every chunk (§2.2). It needs a model
   with a source CTC.
@@ -45,7 +46,55 @@ End-of-sentence while reading (Appendix A):
   </s> is dropped and the policy reads the next chunk (fairseq's ``--force-finish``).
   Without it, </s> while reading ends the hypothesis there (SimulEval's usual behaviour).
   With ``avoid_eos_while_reading`` on, </s> cannot occur while reading and force_finish has
-  no effect. The defaults (both on) are the paper's final setting (A.2, Conformer).
+  no effect.
+
+Defaults: k=5, adaptive detection, a decision every 360 ms, force_finish on,
+avoid_eos_while_reading OFF (word_ms=360 for fixed detection). Adaptive detection is the
+paper's best (§5; §6.2: "the superiority of adaptive word detection at any latency
+regime"; its §7 system uses it). 360 ms follows the paper's rule, a decision "every average
+word duration" (280 ms on MuST-C), on the embedded corpus the shipped models are trained
+on (mean word 361 ms in v2 train, 373 ms in tst-COMMON), as the shipped
+simultaneous-training recipes do. force_finish is the paper's setting throughout.
+avoid_eos_while_reading is off because on the shipped models it is the setting that runs
+away (below); with adaptive detection at k ≥ 5 it changes little either way. Measured on
+the first 30 tst-COMMON segments (``simul decode … --max-utterances 30`` + ``simul score``;
+mean segment 8.5 s, 19 of 30 hold several sentences): BLEU, hypothesis ÷ reference length
+(sacrebleu's), LAAL (ms); "360 ms" or "280 ms" is the decision step and, for fixed
+detection, word_ms::
+
+    setting (k=5 and force_finish on unless said) Conformer       Transformer     BLSTM (chars)
+    offline greedy                                71.1 0.98 8497  37.2 1.06 8497  50.6 0.98 8497
+    DEFAULTS: adaptive, 360 ms, avoid_eos off     66.7 0.99 2564  36.3 1.06 2581  52.8 1.00 1990
+    adaptive, 280 ms, avoid_eos on (the paper's)  66.5 1.01 2548  35.4 1.09 2573  50.2 0.99 1951
+      the same, k=3                               33.4 1.52 1808  33.1 1.19 1847  39.9 1.06 1172
+    adaptive, 280 ms, avoid_eos off, k=3          50.7 1.00 1795  34.9 1.08 1745  40.2 1.05 1161
+    adaptive, 280 ms, avoid_eos off, k=7          69.3 0.97 3473  37.1 1.06 3459  52.8 0.99 2893
+    fixed 280 ms, avoid_eos on (paper A.2; old    10.6 3.54 1130  12.8 2.27 1328  18.3 1.78 1101
+      defaults)
+    fixed 280 ms, avoid_eos off (paper A.1)       34.5 1.08 1062  23.0 1.09  860  18.8 1.44  972
+    fixed 360 ms, avoid_eos on                    22.4 2.52 1873  27.2 1.35 1873  34.2 1.28 1420
+    fixed 360 ms, avoid_eos off                   53.3 0.99 1700  31.7 1.06 1595  37.5 1.16 1349
+
+Why the paper's final A.2 setting (fixed, 280 ms, avoid_eos_while_reading) runs away here:
+fixed detection counts a word every 280 ms whatever is said, while these segments speak a
+word every 360–470 ms (pauses included: 373 ms over tst-COMMON, 470 ms over its first 30
+segments), so the schedule soon asks for target words the speech has not yet given; the
+model's best unit there is </s> (the sentence heard so far is translated), and
+avoid_eos_while_reading makes it write its next best instead. For the Conformer that is
+mostly punctuation that continues the last word ("año" "?" "?" "?" …), which never begins
+the next word, so the decision goes on until the length cap (one unit per encoder frame) and
+every later chunk adds a few more: "Qué pasa cada año???????????????????? …"; 1200 of its
+3053 units are such repeated marks (29 of 30 segments, every multi-sentence one). The
+Transformer and the BLSTM write short sentences and repeated words instead ("Habla oficina.
+oficina.. oficina.. Qué fueron? Bien? Bien?", "En casa último mes. En casa último mes.").
+Adaptive detection counts only words heard, but at small k the same thing happens at
+sentence ends (Conformer, k=3: 221 repeated marks in 10 segments). The BLSTM runs away
+without avoid_eos_while_reading too when fixed detection outpaces the speech (280 ms:
+"recharás recharás …").
+The paper's setting is kept as it is, by setting it: ``detection="fixed", word_ms=280,
+chunk_ms=280, avoid_eos_while_reading=True`` (``simul.papers.papi2022`` sets its own
+settings explicitly); a policy made with avoid_eos_while_reading on warns once per process
+(:class:`RunawaySettingWarning`).
 
 If the length cap stops a decision while reading, what was decoded is committed and the
 policy reads on (the cap grows with the input).
@@ -59,6 +108,7 @@ decodes with beam search (fairseq's generator); this policy decodes greedily.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 from simul.metrics import units
@@ -67,6 +117,49 @@ from simul.policies.base import Policy, Read, View, Write
 
 DETECTIONS = ("fixed", "adaptive")
 _EPS = 1e-6  # ms: float slack when times land exactly on a grid point
+
+
+class RunawaySettingWarning(UserWarning):
+    """A ``wait_k_words`` setting known to make the output run away (runs of "?" and "."
+    up to the length cap). Given once per process and kind of setting; silence it with
+    ``warnings.filterwarnings("ignore", category=RunawaySettingWarning)`` or
+    ``PYTHONWARNINGS=ignore:wait_k_words``."""
+
+
+_WARNED: set[str] = set()  # the runaway warnings already given in this process
+
+_RUNAWAY = {
+    "fixed": (
+        "wait_k_words: detection='fixed' with avoid_eos_while_reading=True (Papi et al. "
+        "2022's A.2 setting) runs away: fixed detection soon asks for words not yet spoken, "
+        "the model's best unit there is </s>, and avoid_eos_while_reading writes its next "
+        "best instead, mostly '?' or '.' that continue the last word up to the length cap "
+        "('Qué pasa cada año????????…'). On the shipped en-es models (k=5, word_ms=280, "
+        "first 30 tst-COMMON segments) BLEU 10.6 / 12.8 / 18.3 with 3.5 / 2.3 / 1.8 times "
+        "the reference length (Conformer / Transformer / BLSTM; offline greedy 71.1 / 37.2 "
+        "/ 50.6). For a usable translation set avoid_eos_while_reading=false or "
+        "detection='adaptive' (the defaults)."),
+    "adaptive": (
+        "wait_k_words: avoid_eos_while_reading=True can run away at small k: where the "
+        "target has caught up with the words heard, the model's best unit is </s> and "
+        "avoid_eos_while_reading writes its next best instead, often '?' or '.' up to the "
+        "length cap. On the shipped conformer_bpe_en-es (adaptive detection every 280 ms, "
+        "first 30 tst-COMMON segments) BLEU 32.0 / 33.4 / 50.4 / 66.5 at k = 2 / 3 / 4 / 5 (1.64 / "
+        "1.52 / 1.22 / 1.01 times the reference length), against 48.1 / 50.7 / 61.0 / "
+        "66.1 with it off (the default)."),
+}
+_SILENCE = (" Shown once per process; silence it with PYTHONWARNINGS=ignore:wait_k_words "
+            "or warnings.filterwarnings('ignore', category=RunawaySettingWarning).")
+
+
+def warn_runaway(detection: str, avoid_eos_while_reading: bool, *, stacklevel: int = 2) -> None:
+    """Warn (:class:`RunawaySettingWarning`, once per process and detection) that
+    avoid_eos_while_reading is known to run away with this detection."""
+    if not avoid_eos_while_reading or detection not in _RUNAWAY or detection in _WARNED:
+        return
+    _WARNED.add(detection)
+    warnings.warn(_RUNAWAY[detection] + _SILENCE, RunawaySettingWarning,
+                  stacklevel=stacklevel + 1)
 
 
 def count_words(model, ids: list[int]) -> int:
@@ -84,11 +177,11 @@ class WaitKWords(Policy):
     name = "wait_k_words"
     paper = "Papi et al. 2022, Findings of EMNLP — §2.2, §3, Appendix A"
     k: int = 5  # source words to wait for (paper: 3, 5, 7, 9, 11)
-    detection: str = "fixed"  # "fixed" (one word per word_ms) or "adaptive" (source CTC)
-    word_ms: float = 280.0  # fixed detection: mean word duration (Ma et al. 2020b, MuST-C)
-    chunk_ms: float = 280.0  # audio read between decisions ("every 280ms", App. A.1)
+    detection: str = "adaptive"  # "adaptive" (source CTC) or "fixed" (one word per word_ms)
+    word_ms: float = 360.0  # fixed detection: mean word ms (embedded corpus; paper: 280, MuST-C)
+    chunk_ms: float = 360.0  # audio read between decisions ("every average word duration")
     force_finish: bool = True  # ignore </s> while reading, read on (App. A)
-    avoid_eos_while_reading: bool = True  # take the next best unit instead of </s> (App. A)
+    avoid_eos_while_reading: bool = False  # next best unit instead of </s> (App. A); runs away
     maxlenratio: float = 0.0  # length cap × encoder frames (0: ESPnet's default cap)
 
     def __post_init__(self) -> None:
@@ -96,6 +189,8 @@ class WaitKWords(Policy):
         self.require(self.detection in DETECTIONS, "detection", f"one of {DETECTIONS}")
         self.require(self.word_ms > 0, "word_ms", "> 0")
         self.require(self.chunk_ms > 0, "chunk_ms", "> 0")
+        # __post_init__ ← the dataclass' __init__ ← whoever made the policy
+        warn_runaway(self.detection, self.avoid_eos_while_reading, stacklevel=3)
 
     # ------------------------------------------------------------------ schedule
     def first_read_ms(self) -> float:
