@@ -26,26 +26,22 @@ class _Parser(argparse.ArgumentParser):
 # options shared by several commands
 
 
-def _positive_int(text: str) -> int:
-    """An option's value that counts something: an integer ≥ 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {value}")
-    return value
+def _at_least(minimum: int):
+    """An option's type: a whole number ≥ ``minimum``, refused by name otherwise."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            got = repr(text) if value is None else value
+            raise argparse.ArgumentTypeError(f"expected a whole number ≥ {minimum}, got {got}")
+        return value
+    return parse
 
 
-def _count(text: str) -> int:
-    """An integer ≥ 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 0, got {value}")
-    return value
+_positive_int = _at_least(1)  # counts: segments, workers, beams, snapshots
+_count = _at_least(0)  # counts that may be 0: a seed, dev segments
 
 
 def _add_root(p: argparse.ArgumentParser, what: str = "corpus root") -> None:

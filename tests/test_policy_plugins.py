@@ -24,14 +24,19 @@ def corpus(tmp_path_factory) -> Path:
     return root
 
 
+def install(tmp_path, monkeypatch, name: str, entry: str) -> None:
+    """An installed distribution ``name`` (a dist-info folder on sys.path) declaring one
+    ``simul.policies`` entry point, ``entry`` (``NAME = module:Class``)."""
+    dist = tmp_path / f"{name}-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[simul.policies]\n{entry}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
 @pytest.fixture
 def entry_point(tmp_path, monkeypatch):
-    """An installed distribution (a dist-info folder on sys.path) declaring the plugin."""
-    dist = tmp_path / "my_policies-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-policies\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text(f"[simul.policies]\nevery_chunk = {PLUGIN}\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
+    install(tmp_path, monkeypatch, "my_policies", f"every_chunk = {PLUGIN}")
     return "every_chunk"
 
 
@@ -52,11 +57,7 @@ def test_an_entry_point_joins_the_registry_and_the_listing(entry_point, capsys):
 
 
 def test_an_entry_point_may_not_take_a_name_of_simul(tmp_path, monkeypatch):
-    dist = tmp_path / "bad-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: bad\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text(f"[simul.policies]\noffline = {PLUGIN}\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
+    install(tmp_path, monkeypatch, "bad", f"offline = {PLUGIN}")
     with pytest.raises(ValueError, match="entry point 'offline' .* simul has a policy of that"):
         policies.registry()
 
