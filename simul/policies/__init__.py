@@ -17,6 +17,7 @@ import it the same way, so it must be importable where they run.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib
 import importlib.metadata
@@ -55,6 +56,14 @@ def _builtin() -> dict[str, type[Policy]]:
 
 def _plugins() -> dict[str, type[Policy]]:
     """The policies of the :data:`ENTRY_POINT_GROUP` entry points, by entry-point name."""
+    return _plugins_on(tuple(sys.path))
+
+
+@functools.cache
+def _plugins_on(path: tuple[str, ...]) -> dict[str, type[Policy]]:
+    """:func:`_plugins` for one ``sys.path``: reading the installed distributions' entry
+    points costs milliseconds, and :func:`make` runs once per setting and segment of a
+    sweep; a changed ``sys.path`` (a package installed on a new path) is read again."""
     return {ep.name: load_class(ep.value, where=f"entry point {ep.name!r} of group "
                                                 f"{ENTRY_POINT_GROUP!r}")
             for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
