@@ -15,7 +15,7 @@ APT_PACKAGES := espeak-ng libespeak-ng1 festival festvox-kallpc16k festvox-kdlpc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SITE := $(VENV)/lib/python3.11/site-packages
 
-.PHONY: setup apt venv corpus test lint reproduce bench docs clean
+.PHONY: setup apt venv corpus test lint reproduce confirm bench docs clean
 
 setup: apt venv
 
@@ -65,6 +65,11 @@ reproduce: setup corpus
 	$(SIMUL) corpus info --root $(CORPUS)
 	$(SIMUL) reproduce
 	$(PY) -m pytest -q -m full_run tests/test_reproduce_full.py -rxX
+
+# After make reproduce: its undecided claims decided again on fresh segments, as many as each
+# needs (figures/confirm/claims.md); resumable.
+confirm: setup corpus
+	$(SIMUL) reproduce --confirm
 
 # Shared vs naive sweep of N21's grid, real-time factors and CA overheads (prints ratios);
 # QUICK=1: the smoke run (two segments, a small grid, one model) that the tests run.

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +50,11 @@ class Claim:
             return self.evidence.verdict
         return "holds" if self.holds else "contradicted"
 
+    @property
+    def kind(self) -> str:
+        """The claim's kind (:data:`KINDS`), or "property" for a claim without evidence."""
+        return self.evidence.kind if self.evidence is not None else "property"
+
     @classmethod
     def measured(cls, id: str, text: str, evidence: Evidence, detail: str = "", *,
                  needs_full_run: bool = False) -> Claim:
@@ -57,11 +62,18 @@ class Claim:
         return cls(id, text, evidence.verdict == "holds", detail, needs_full_run, evidence)
 
 
-REPORT_COLUMNS = ("id", "text", "verdict", "effect", "low", "high", "n", "needs_more",
-                  "holds", "detail", "needs_full_run", "no_interval")
-"""A claims table's columns: ``effect`` (low, high) is B − A with its 95 % interval on ``n``
-segments, ``needs_more`` the segments an undecided claim would need (empty otherwise),
-``no_interval`` why a claim has no effect or interval (empty when it has them)."""
+REPORT_COLUMNS = ("id", "text", "kind", "margin", "verdict", "effect", "low", "high", "n",
+                  "needs_more", "holds", "detail", "needs_full_run", "no_interval")
+"""A claims table's columns: ``kind`` (:data:`KINDS`, or "property") and its ``margin``,
+``effect`` (low, high) is B − A with its interval (95 %, 90 % for an equivalence claim) on
+``n`` segments, ``needs_more`` the segments an undecided claim would need (empty
+otherwise), ``no_interval`` why a claim has no effect or interval (empty when it has
+them)."""
+
+REPLAY_FILE = "claims.replay.pkl"
+"""Next to ``claims.csv``: each measured claim's :class:`Replay` (cloudpickle), which a
+confirmatory run (:mod:`simul.confirm`) decodes again on fresh segments. It holds the
+statistics' code by reference to simul's modules: read it with the simul that wrote it."""
 
 PROPERTY = ("a property checked on every word or setting, not an estimate: "
             "no effect to bootstrap")
@@ -89,7 +101,8 @@ def _row(claim: Claim, quick: bool = False) -> dict:
     verdict = claim.verdict
     if quick and claim.needs_full_run:
         verdict = f"{QUICK_UNDECIDED}, n = {e.n}" if e is not None and e.n else QUICK_UNDECIDED
-    return {"id": claim.id, "text": claim.text, "verdict": verdict,
+    return {"id": claim.id, "text": claim.text, "kind": claim.kind,
+            "margin": e.margin if e else math.nan, "verdict": verdict,
             "effect": e.effect if e else math.nan, "low": e.low if e else math.nan,
             "high": e.high if e else math.nan, "n": e.n if e else pd.NA,
             "needs_more": (e.segments_needed() if e else None) or pd.NA,
@@ -121,7 +134,44 @@ def report(claims: Sequence[Claim], out_dir: str | Path | None = None, *,
         from simul.tables import save
 
         save(table, out_dir, "claims", caption=quick_caption(table) if quick else "")
+        save_replays(claims, Path(out_dir) / REPLAY_FILE)
     return table
+
+
+def save_replays(claims: Sequence[Claim], path: str | Path) -> None:
+    """Write the :class:`Replay` of every claim that has one as ``{id: replay}`` (written
+    whole or not at all); no file when none has."""
+    import os
+
+    import cloudpickle
+
+    replays = {}
+    for c in claims:
+        if c.evidence is None or c.evidence.replay is None:
+            continue
+        try:  # each alone: a statistic that cannot be pickled costs its own replay only
+            replays[c.id] = cloudpickle.dumps(c.evidence.replay)
+        except Exception as e:  # noqa: BLE001 — cloudpickle raises many kinds
+            warnings.warn(f"claim {c.id}: its statistic cannot be saved for a confirmatory "
+                          f"run ({type(e).__name__}: {e})", stacklevel=2)
+    path = Path(path)
+    if not replays:
+        path.unlink(missing_ok=True)
+        return
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(cloudpickle.dumps(replays))  # {id: pickled Replay}
+    tmp.replace(path)
+
+
+def read_replays(path: str | Path) -> dict[str, Replay]:
+    """The :class:`Replay` of each claim saved by :func:`report` (``{}`` when there is no
+    file)."""
+    import pickle
+
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    return {cid: pickle.loads(data) for cid, data in pickle.loads(path.read_bytes()).items()}
 
 
 def non_decreasing(values: Sequence[float], tol: float = 0.0) -> bool:
@@ -169,48 +219,143 @@ def read(out_dir: str | Path) -> pd.DataFrame:
 
 VERDICTS = ("holds", "contradicted", "undecided")
 
+KINDS = ("superiority", "non-inferiority", "equivalence")
+"""What a claim says of an effect B − A, and so when it holds (:attr:`Evidence.verdict`):
+
+- superiority ("B beats A", "grows with"): B − A lies on the claimed side of 0;
+- non-inferiority ("A ≥ B", "on par or better", "no gain"): B − A is not on the wrong side
+  of 0 by more than a margin fixed before the data;
+- equivalence ("on par", "comparable", "the same line"): |B − A| is below the margin
+  (two one-sided tests at 5 %: the 90 % interval inside ±margin)."""
+
+BLEU_MARGIN = 1.0
+"""The margin of "on par" in BLEU, fixed before any run: K22 calls online systems that lose
+0.35 and 0.47 BLEU to another "almost on par", and P22 reads curves within about a BLEU of
+each other as "similar or better"; a BLEU is also about the half-width of a 95 % paired
+interval of corpus BLEU on a few hundred segments, the most a confirmatory run decodes."""
+
+RATIO_MARGIN = 1.0
+"""The margin of a latency ratio such as "3× lower latency": within 1 of the paper's."""
+
+
+def kind_of(claimed: str, margin: float) -> str:
+    """The :data:`KINDS` entry of a claim: ``claimed`` "within" (``margin`` > 0) is
+    equivalence; "greater" or "less" is superiority without a margin, non-inferiority
+    with one."""
+    if claimed == "within":
+        return "equivalence"
+    return "non-inferiority" if margin else "superiority"
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What a confirmatory run needs to decide a claim again on fresh segments: the summary
+    rows the statistic read (their ``records`` name the sweeps and settings to decode
+    again), the statistic and how it was tested (:func:`bootstrap`)."""
+    rows: pd.DataFrame
+    statistic: Callable[[pd.DataFrame], float]
+    claimed: str
+    margin: float
+    metrics: tuple[str, ...]
+
 
 @dataclass(frozen=True)
 class Evidence:
     """A paired comparison of two systems on the same ``n`` segments: ``effect`` = B − A
-    on the full sample, (``low``, ``high``) its 95 % percentile interval over bootstrap
-    resamples of the segments, and the verdict on a claim that B − A is ``claimed``
-    ("greater" or "less" than 0)."""
+    on the full sample, (``low``, ``high``) its percentile interval over bootstrap
+    resamples of the segments (95 %, or 90 % for an equivalence claim: :attr:`level`), and
+    the verdict on a claim that B − A is ``claimed``: "greater" or "less" than 0 (or than
+    ∓``margin`` for a non-inferiority claim), or "within" ±``margin`` (equivalence);
+    :attr:`kind` names which (:data:`KINDS`). ``margin`` is in the effect's unit, fixed
+    before the data (e.g. :data:`BLEU_MARGIN`)."""
     effect: float
     low: float
     high: float
     n: int
     claimed: str
+    margin: float = 0.0
+    replay: Replay | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        _check(self.claimed, self.margin)
+
+    @property
+    def kind(self) -> str:
+        return kind_of(self.claimed, self.margin)
+
+    @property
+    def level(self) -> float:
+        """The interval's coverage: 0.90 for an equivalence claim (two one-sided tests at
+        5 % each), 0.95 otherwise (one side at 2.5 %)."""
+        return _level(self.claimed)
+
+    def _bounds(self) -> tuple[float, ...]:
+        """The values of B − A where the verdict changes."""
+        if self.kind == "equivalence":
+            return (-self.margin, self.margin)
+        return (-self.margin if self.claimed == "greater" else self.margin,)
 
     @property
     def verdict(self) -> str:
-        """"holds" when the whole interval lies on the claimed side of 0, "contradicted"
-        when it lies on the other side, "undecided" when it contains 0."""
-        above, below = self.low > 0, self.high < 0
+        """superiority: "holds" when the whole interval lies on the claimed side of 0,
+        "contradicted" when it lies on the other side, "undecided" when it contains 0.
+        non-inferiority, claimed "greater": holds when ``low`` > −margin, contradicted when
+        ``high`` < −margin ("less": holds when ``high`` < margin, contradicted when ``low``
+        > margin), undecided otherwise. equivalence: holds when the interval lies inside
+        (−margin, margin), contradicted when it lies wholly above margin or below −margin,
+        undecided otherwise."""
+        if self.kind == "equivalence":
+            m = self.margin
+            if -m < self.low and self.high < m:
+                return "holds"
+            return "contradicted" if self.low > m or self.high < -m else "undecided"
+        (bound,) = self._bounds()
+        above, below = self.low > bound, self.high < bound
         if not (above or below):
             return "undecided"
         return "holds" if above == (self.claimed == "greater") else "contradicted"
 
     def segments_needed(self) -> int | None:
-        """For an undecided claim, about how many segments would make the interval exclude
-        0 if the effect stayed as measured (the half-width shrinks as 1/√n); None when the
-        effect is 0 or NaN (nothing to compare) or the claim is decided."""
-        if self.verdict != "undecided" or self.n == 0 or not abs(self.effect) > 0:
-            return None  # decided, no segments, or an effect of 0 or NaN
+        """For an undecided claim, about how many segments would decide it if the effect
+        stayed as measured: the half-width shrinks as 1/√n until it is the distance from the
+        effect to the nearest bound of :meth:`verdict` (0, ∓margin or ±margin). None when
+        the effect sits on a bound or is NaN (nothing to compare) or the claim is
+        decided."""
+        if self.verdict != "undecided" or self.n == 0:
+            return None
+        distance = min(abs(self.effect - b) for b in self._bounds())
+        if not distance > 0:
+            return None  # on a bound, or NaN
         half = (self.high - self.low) / 2
-        return math.ceil(self.n * (half / abs(self.effect)) ** 2)
+        return math.ceil(self.n * (half / distance) ** 2)
 
     def text(self, digits: int = 1) -> str:
         if self.n == 0:
             return f"{self.effect:+.{digits}f} (point estimate, no segments): {self.verdict}"
-        return (f"{self.effect:+.{digits}f} [{self.low:+.{digits}f}, {self.high:+.{digits}f}], "
-                f"n={self.n}: {self.verdict}")
+        level = "" if self.level == 0.95 else f" ({self.level:.0%})"
+        return (f"{self.effect:+.{digits}f} [{self.low:+.{digits}f}, {self.high:+.{digits}f}]"
+                f"{level}, n={self.n}: {self.verdict}")
 
 
-def _claimed(claimed: str) -> str:
-    if claimed not in ("greater", "less"):
-        raise ValueError(f"claimed must be 'greater' or 'less' (B − A), not {claimed!r}")
-    return claimed
+def _check(claimed: str, margin: float) -> None:
+    if claimed not in ("greater", "less", "within"):
+        raise ValueError(f"claimed must be 'greater' or 'less' (B − A) or 'within' "
+                         f"(±margin), not {claimed!r}")
+    if not margin >= 0:
+        raise ValueError(f"margin: a number ≥ 0 in the effect's unit, not {margin!r}")
+    if claimed == "within" and not margin > 0:
+        raise ValueError("claimed 'within' (an equivalence claim) needs a margin > 0")
+
+
+def _level(claimed: str) -> float:
+    return 0.90 if claimed == "within" else 0.95
+
+
+def _interval(values, claimed: str) -> tuple[float, float]:
+    """The percentile interval of :attr:`Evidence.level` over bootstrap values."""
+    tail = (1 - _level(claimed)) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
 
 
 FULL_RESAMPLES = 1000
@@ -228,17 +373,19 @@ def _resamples(n: int, resamples: int | None, seed: int) -> np.ndarray:
 
 
 def mean_difference(a: Sequence[float], b: Sequence[float], *, claimed: str,
-                    resamples: int | None = None, seed: int = 0) -> Evidence:
+                    margin: float = 0.0, resamples: int | None = None,
+                    seed: int = 0) -> Evidence:
     """Segment-level paired bootstrap of mean(B) − mean(A): ``a[i]`` and ``b[i]`` are two
     systems' values on segment i (e.g. sentence-level AL in ms, whose mean SimulEval
     reports). The same resampled segments are used for both systems."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError(f"paired values needed: {a.shape} vs {b.shape}")
+    _check(claimed, margin)
     diff = b - a
     means = diff[_resamples(len(diff), resamples, seed)].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return Evidence(float(diff.mean()), float(low), float(high), len(diff), _claimed(claimed))
+    low, high = _interval(means, claimed)
+    return Evidence(float(diff.mean()), low, high, len(diff), claimed, margin)
 
 
 def _bleu_stats(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
@@ -257,19 +404,21 @@ def _bleu(stats: np.ndarray) -> float:
 
 
 def bleu_difference(hyps_a: Sequence[str], hyps_b: Sequence[str], refs: Sequence[str], *,
-                    claimed: str, resamples: int | None = None, seed: int = 0) -> Evidence:
+                    claimed: str, margin: float = 0.0, resamples: int | None = None,
+                    seed: int = 0) -> Evidence:
     """Paired bootstrap of corpus BLEU(B) − BLEU(A), as sacrebleu's paired bootstrap
     resamples (Koehn 2004): segment-level BLEU sufficient statistics summed over the same
     resampled segments for both systems, then scored; sacrebleu's default BLEU (13a)."""
     if not len(hyps_a) == len(hyps_b) == len(refs):
         raise ValueError(f"{len(hyps_a)} and {len(hyps_b)} hypotheses for {len(refs)} "
                          "references: one of each per segment")
+    _check(claimed, margin)
     stats = [_bleu_stats(h, refs) for h in (hyps_a, hyps_b)]
     effect = _bleu(stats[1].sum(axis=0)) - _bleu(stats[0].sum(axis=0))
     diffs = [_bleu(stats[1][idx].sum(axis=0)) - _bleu(stats[0][idx].sum(axis=0))
              for idx in _resamples(len(refs), resamples, seed)]
-    low, high = np.percentile(diffs, [2.5, 97.5])
-    return Evidence(effect, float(low), float(high), len(refs), _claimed(claimed))
+    low, high = _interval(diffs, claimed)
+    return Evidence(effect, low, high, len(refs), claimed, margin)
 
 
 # --- Evidence from a sweep: any statistic of several settings, bootstrapped over segments --
@@ -328,24 +477,30 @@ class Segments:
 
 
 def bootstrap(rows: pd.DataFrame | Segments, statistic: Callable[[pd.DataFrame], float], *,
-              claimed: str, metrics: Sequence[str] = ("AL",), resamples: int | None = None,
-              seed: int = 0) -> Evidence:
+              claimed: str, margin: float = 0.0, metrics: Sequence[str] = ("AL",),
+              resamples: int | None = None, seed: int = 0) -> Evidence:
     """Evidence for a claim that ``statistic`` of some settings is ``claimed`` ("greater" or
     "less") than 0. ``statistic`` maps the rows (with BLEU and ``metrics`` as columns) to a
     number, e.g. a BLEU difference between two settings, the smallest AL step along a grid
     or a mean curve gap; it is computed on all segments (the effect) and on ``resamples``
     resamples of the segments, the same for every setting (the 95 % percentile interval).
     A statistic that is NaN on a resample (e.g. no common latency range) leaves it out; one
-    that is NaN on all segments decides nothing (undecided, NaN effect)."""
+    that is NaN on all segments decides nothing (undecided, NaN effect). ``claimed`` and
+    ``margin`` give the claim's kind (:class:`Evidence`, :data:`KINDS`).
+
+    The evidence keeps a :class:`Replay` (the rows and the statistic), so that a
+    confirmatory run (:mod:`simul.confirm`) can decide the claim again on fresh segments."""
+    _check(claimed, margin)
     data = rows if isinstance(rows, Segments) else Segments(rows, metrics)
+    replay = Replay(data.rows, statistic, claimed, margin, data.metrics)
     effect = float(statistic(data.scores()))
     if math.isnan(effect):
-        return Evidence(math.nan, math.nan, math.nan, data.n, _claimed(claimed))
+        return Evidence(math.nan, math.nan, math.nan, data.n, claimed, margin, replay)
     values = np.array([statistic(data.scores(idx))
                        for idx in _resamples(data.n, resamples, seed)], dtype=float)
     values = values[~np.isnan(values)]
-    low, high = np.percentile(values, [2.5, 97.5]) if len(values) else (math.nan, math.nan)
-    return Evidence(effect, float(low), float(high), data.n, _claimed(claimed))
+    low, high = _interval(values, claimed) if len(values) else (math.nan, math.nan)
+    return Evidence(effect, low, high, data.n, claimed, margin, replay)
 
 
 def difference(a: pd.Series | dict, b: pd.Series | dict, metric: str = "BLEU"
@@ -386,17 +541,17 @@ def weakest_step(*, by: str | Sequence[str], along: str, metric: str = "AL",
 
 
 def evaluate(rows: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], *, claimed: str,
-             metrics: Sequence[str] = ("AL",), resamples: int | None = None,
-             seed: int = 0) -> Evidence:
+             margin: float = 0.0, metrics: Sequence[str] = ("AL",),
+             resamples: int | None = None, seed: int = 0) -> Evidence:
     """:func:`bootstrap` over the segments when ``rows`` carry their records (a sweep's
     summary does); on a summary without them (hand-made tables, the tests of a paper's
     claim logic) the statistic of the rows as they are, as a point estimate: a zero-width
     interval on ``n = 0`` segments."""
     if "records" in rows:
-        return bootstrap(rows, statistic, claimed=claimed, metrics=metrics,
+        return bootstrap(rows, statistic, claimed=claimed, margin=margin, metrics=metrics,
                          resamples=resamples, seed=seed)
     effect = float(statistic(rows))
-    return Evidence(effect, effect, effect, 0, _claimed(claimed))
+    return Evidence(effect, effect, effect, 0, claimed, margin)
 
 
 def curve_gap(a: pd.DataFrame, b: pd.DataFrame, *, x: str = "AL", y: str = "BLEU",

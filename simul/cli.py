@@ -222,6 +222,19 @@ def _store_clear(args: argparse.Namespace) -> int:
 def _reproduce(args: argparse.Namespace) -> int:
     from simul.reproduce import main_reproduce
 
+    if args.confirm:
+        from simul.confirm import main_confirm
+
+        given = [name for name, value in (("--quick", args.quick), ("--executed", args.executed),
+                                          ("--max-utterances", args.max_utterances),
+                                          ("--jobs", args.jobs), ("--no-store", args.no_store),
+                                          ("--scheduler", args.scheduler)) if value]
+        if given:
+            raise ValueError(f"--confirm: not with {', '.join(given)} (the confirmatory run "
+                             "follows the full run's notebooks and sizes)")
+        return main_confirm(args.only, figures_dir=args.figures, runs_dir=args.runs,
+                            corpus=args.corpus, device=args.device)
+
     return main_reproduce(args.only, quick=args.quick, figures_dir=args.figures,
                           executed_dir=args.executed, runs_dir=args.runs, corpus=args.corpus,
                           dask_scheduler=args.scheduler, max_utterances=args.max_utterances,
@@ -415,6 +428,9 @@ def _sweep_commands(commands) -> None:
 
     p = commands.add_parser("reproduce", help="run the notebooks: every table and figure")
     p.add_argument("--quick", action="store_true", help="a handful of utterances per notebook")
+    p.add_argument("--confirm", action="store_true",
+                   help="after a full run: decide its undecided claims again on fresh segments "
+                        "(as many as each needs), decoding only the settings they read")
     p.add_argument("--only", nargs="+", default=None, metavar="NAME",
                    help="tutorial, nguyen2021, papi2022, ma2020, polak2022, han2020, "
                         "compare_policies [all]")

@@ -275,13 +275,17 @@ def main_reproduce(only: list[str] | None, *, quick: bool, figures_dir: str | No
                                "display.max_colwidth", 70):
             print(f"\nThe papers' claims on this run ({verdict_counts(table)}):")
             print(table.to_string(index=False))
+        if not quick and (table.verdict == "undecided").any():
+            print("\nsimul reproduce --confirm (make confirm) decides the undecided claims "
+                  "again on fresh segments, as many as each needs")
     return 0
 
 
 def claims_summary(figures_dir: str | Path = FIGURES_DIR,
                    only: list[str] | None = None) -> pd.DataFrame:
-    """Every saved claim of the ``only`` notebooks (all by default): notebook, id, verdict,
-    effect [95 % interval] on n segments, the segments an undecided claim would need."""
+    """Every saved claim of the ``only`` notebooks (all by default): notebook, id, kind
+    (:data:`simul.claims.KINDS`, or "property"), verdict, effect [interval] on n segments
+    (95 %; 90 % for an equivalence claim), the segments an undecided claim would need."""
     rows = []
     for nb in notebooks(only):
         path = Path(figures_dir) / nb.name / "claims.csv"
@@ -289,7 +293,8 @@ def claims_summary(figures_dir: str | Path = FIGURES_DIR,
             continue
         for r in pd.read_csv(path).itertuples():
             measured = not pd.isna(r.effect)
-            rows.append({"notebook": nb.name, "claim": r.id, "verdict": r.verdict,
+            rows.append({"notebook": nb.name, "claim": r.id,
+                         "kind": getattr(r, "kind", ""), "verdict": r.verdict,
                          "effect [95 % interval]": f"{r.effect:+.1f} [{r.low:+.1f}, "
                          f"{r.high:+.1f}]" if measured else "",
                          "n": int(r.n) if measured else "",

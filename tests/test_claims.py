@@ -63,11 +63,70 @@ def test_verdict_table():
         assert Evidence(effect, low, high, 40, claimed).verdict == verdict
 
 
+def test_non_inferiority_verdicts_against_the_margin():
+    # "B ≥ A within 1 BLEU": holds once the interval clears −1, contradicted below it
+    cases = [((-0.2, -0.8, +0.5), "greater", "holds"),  # a tie inside the margin holds
+             ((+2.0, +1.0, +3.0), "greater", "holds"),  # better holds too
+             ((-0.5, -1.8, +0.8), "greater", "undecided"),  # reaches below −1
+             ((-2.0, -3.0, -1.5), "greater", "contradicted"),  # all of it below −1
+             ((-1.0, -1.0, -0.5), "greater", "undecided"),  # touching −1 decides nothing
+             # "B ≤ A within 1" (claimed less): the mirror image at +1
+             ((+0.3, -0.5, +0.9), "less", "holds"),
+             ((+0.5, -0.2, +1.4), "less", "undecided"),
+             ((+2.0, +1.2, +2.8), "less", "contradicted")]
+    for (effect, low, high), claimed, verdict in cases:
+        e = Evidence(effect, low, high, 40, claimed, margin=1.0)
+        assert (e.kind, e.verdict) == ("non-inferiority", verdict), (effect, low, high)
+
+
+def test_equivalence_verdicts_against_the_margin():
+    # "on par within ±1": the (90 %) interval inside (−1, 1) holds; wholly outside contradicts
+    cases = [((0.1, -0.6, +0.7), "holds"),
+             ((0.0, -1.2, +0.9), "undecided"),  # reaches below −1
+             ((0.5, -0.3, +1.3), "undecided"),  # reaches above +1
+             ((0.0, -2.0, +2.0), "undecided"),  # wider than the margin on both sides
+             ((1.5, +1.1, +1.9), "contradicted"),  # all above +1
+             ((-1.6, -2.2, -1.05), "contradicted"),  # all below −1
+             ((1.0, +0.5, +1.0), "undecided")]  # touching +1 decides nothing
+    for (effect, low, high), verdict in cases:
+        e = Evidence(effect, low, high, 40, "within", margin=1.0)
+        assert (e.kind, e.verdict) == ("equivalence", verdict), (effect, low, high)
+    assert Evidence(0.0, -1.0, 1.0, 40, "greater").kind == "superiority"
+
+
+def test_segments_needed_measures_the_distance_to_the_nearest_bound():
+    # non-inferiority at −1: effect −0.5 is 0.5 from −1, half-width 1.3 → 40·(1.3/0.5)² = 270.4
+    assert Evidence(-0.5, -1.8, +0.8, 40, "greater", margin=1.0).segments_needed() == 271
+    # superiority of the same numbers: 0.5 from 0 as well
+    assert Evidence(-0.5, -1.8, +0.8, 40, "greater").segments_needed() == 271
+    # equivalence ±1: effect 0.2 is 0.8 from +1, half-width 1.0 → 40·(1/0.8)² = 62.5
+    assert Evidence(0.2, -0.8, 1.2, 40, "within", margin=1.0).segments_needed() == 63
+    # an effect outside the margin: to contradict, 0.5 from +1, half-width 1 → 160
+    assert Evidence(1.5, 0.5, 2.5, 40, "within", margin=1.0).segments_needed() == 160
+    # on a bound: no sample size moves it
+    assert Evidence(-1.0, -2.0, 0.0, 40, "greater", margin=1.0).segments_needed() is None
+
+
+def test_an_equivalence_interval_is_the_90_percent_one():
+    # differences 0..9 (each once): resampled means; the 90 % interval sits inside the 95 %
+    a, b = [0.0] * 10, [float(i) for i in range(10)]
+    wide = mean_difference(a, b, claimed="greater", margin=1.0, resamples=4000)
+    narrow = mean_difference(a, b, claimed="within", margin=10.0, resamples=4000)
+    assert wide.effect == narrow.effect == 4.5
+    assert wide.low < narrow.low < 4.5 < narrow.high < wide.high
+    assert narrow.level == 0.90 and wide.level == 0.95 and "(90%)" in narrow.text()
+    assert narrow.verdict == "holds"  # 4.5 ± about 1.5 inside ±10
+
+
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="one of each per segment"):
         bleu_difference(REFS[:4], REFS, REFS, claimed="greater")
     with pytest.raises(ValueError, match="'greater' or 'less'"):
         mean_difference([1, 2], [2, 3], claimed="bigger")
+    with pytest.raises(ValueError, match="needs a margin"):
+        mean_difference([1, 2], [2, 3], claimed="within")
+    with pytest.raises(ValueError, match="margin"):
+        Evidence(0.0, -1.0, 1.0, 4, "greater", margin=-1.0)
     with pytest.raises(ValueError, match="at least 2 segments"):
         mean_difference([1], [2], claimed="greater")
 

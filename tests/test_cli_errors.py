@@ -104,3 +104,11 @@ def test_a_sweep_that_fails_on_a_typo_leaves_its_output_free(tiny_model_dir, tmp
     claim.write_text(json.dumps({"fingerprint": {"spec": "another"}}))
     assert len(sweep.run({**spec, "splits": [SPLIT], "output": str(claim.parent)},
                          workers=1, progress=False)) == 1
+
+
+def test_confirm_names_the_options_it_does_not_take_and_the_missing_first_run(tmp_path, capsys):
+    assert cli.main(["reproduce", "--confirm", "--quick", "--jobs", "2"]) == 2
+    one_line_error(capsys, "--confirm: not with --quick, --jobs")
+    assert cli.main(["reproduce", "--confirm", "--figures", str(tmp_path)]) == 2
+    one_line_error(capsys, f"no claims under {tmp_path}", "run simul reproduce")
+    assert not (tmp_path / "confirm").exists()

@@ -118,13 +118,18 @@ def test_claims_summary_prints_every_verdict_and_counts_them(tmp_path):
     report([Claim.measured("N21-AL-k", "AL grows with k", Evidence(300.0, 120.0, 480.0, 40,
                                                                    "greater")),
             Claim.measured("N21-offline", "offline best", Evidence(-0.5, -2.5, 1.5, 40,
-                                                                   "greater"))],
+                                                                   "greater")),
+            Claim.measured("N21-par", "offline on par", Evidence(-0.5, -2.5, 1.5, 40,
+                                                                 "greater", margin=1.0))],
            tmp_path / "nguyen2021")
     report([Claim("P22-CA", "CA ≥ NCA", False, "one setting below")], tmp_path / "papi2022")
     table = reproduce.claims_summary(tmp_path)
     assert table.values.tolist() == [
-        ["nguyen2021", "N21-AL-k", "holds", "+300.0 [+120.0, +480.0]", 40, ""],
-        # half-width 2 for an effect of 0.5: 40 · 4² = 640 segments
-        ["nguyen2021", "N21-offline", "undecided", "-0.5 [-2.5, +1.5]", 40, 640],
-        ["papi2022", "P22-CA", "contradicted", "", "", ""]]
-    assert reproduce.verdict_counts(table) == "1 hold, 1 contradicted, 1 undecided"
+        ["nguyen2021", "N21-AL-k", "superiority", "holds", "+300.0 [+120.0, +480.0]", 40, ""],
+        # half-width 2 for an effect 0.5 from 0: 40 · 4² = 640 segments
+        ["nguyen2021", "N21-offline", "superiority", "undecided", "-0.5 [-2.5, +1.5]", 40, 640],
+        # and 0.5 from the margin's −1: 640 as well
+        ["nguyen2021", "N21-par", "non-inferiority", "undecided", "-0.5 [-2.5, +1.5]", 40,
+         640],
+        ["papi2022", "P22-CA", "property", "contradicted", "", "", ""]]
+    assert reproduce.verdict_counts(table) == "1 hold, 1 contradicted, 2 undecided"

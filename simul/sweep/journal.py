@@ -98,12 +98,17 @@ def _fingerprint(spec: Spec, refs: list[ModelRef], corpora: dict[str, str],
         out["device"] = devices.kind(device)
     if spec.lockstep != 1:  # as do sweeps that decode each utterance alone
         out["lockstep"] = spec.lockstep
+    if spec.skip_utterances:  # and sweeps from the start of each split
+        out["skip_utterances"] = spec.skip_utterances
     return out
 
 
-def _claim(output: Path, fingerprint: dict, force: bool) -> None:
+def _claim(output: Path, fingerprint: dict, force: bool, sources: dict | None = None) -> None:
     """Own ``output`` for this spec: new, same spec (resume), ``force`` (start over), or a
-    different spec's that decoded nothing yet (a spec that failed before its first record)."""
+    different spec's that decoded nothing yet (a spec that failed before its first record).
+    ``sources`` (where the models and the corpus were read from) is kept beside the
+    fingerprint in ``sweep.json``, for a confirmatory run to decode the same settings
+    again (:mod:`simul.confirm`); it does not make the sweep another one."""
     path = output / "sweep.json"
     if path.is_file():
         old = json.loads(path.read_text()).get("fingerprint", {})
@@ -125,7 +130,9 @@ def _claim(output: Path, fingerprint: dict, force: bool) -> None:
                 target.unlink()
     output.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(".sweep.json.tmp")
-    tmp.write_text(json.dumps({"fingerprint": fingerprint}, indent=1) + "\n")
+    tmp.write_text(json.dumps({"fingerprint": fingerprint, **({"sources": sources}
+                                                              if sources else {})},
+                              indent=1) + "\n")
     tmp.replace(path)
 
 

@@ -116,9 +116,9 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
     fingerprint = _fingerprint(spec, refs, corpora, device)
     # every split read before the output is claimed: a mistyped split or a bad corpus line
     # stops here, with nothing written
-    segments = {split: list(load(spec.corpus, spec.pair, split, with_audio=False,
-                                 limit=spec.max_utterances)) for split in spec.splits}
-    _claim(spec.output, fingerprint, force)
+    segments = {split: list(_segments(spec, split, with_audio=False)) for split in spec.splits}
+    _claim(spec.output, fingerprint, force,
+           {"models": {r.label: r.directory for r in refs}, "corpus": str(Path(spec.corpus))})
 
     per_utt = len(spec.settings)
     jobs = _jobs(spec, refs, segments)
@@ -143,6 +143,14 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
     finally:
         bar.close()
     return _summarize(spec, jobs, fingerprint)
+
+
+def _segments(spec: Spec, split: str, *, with_audio: bool = True) -> Iterator[Segment]:
+    """The segments a sweep decodes of ``split``: after the first ``skip_utterances``, the
+    next ``max_utterances`` (all when None), in corpus order."""
+    skip, limit = spec.skip_utterances, spec.max_utterances
+    return itertools.islice(load(spec.corpus, spec.pair, split, with_audio=with_audio,
+                                 limit=None if limit is None else skip + limit), skip, None)
 
 
 def _jobs(spec: Spec, refs: list[ModelRef], segments: dict[str, list[Segment]]) -> list[_Job]:
@@ -191,7 +199,7 @@ def _tasks(spec: Spec, jobs: list[_Job]) -> Iterator[Task]:
         todo = [j for j in jobs if j.split == split and len(j.done) < len(j.segments)]
         if not todo:
             continue
-        audio = enumerate(load(spec.corpus, spec.pair, split, limit=spec.max_utterances))
+        audio = enumerate(_segments(spec, split))
         while window := list(itertools.islice(audio, _WINDOW)):
             # longest first, so that no worker is left with a long utterance at the end
             # (and utterances decoded in lockstep are of similar lengths)

@@ -24,7 +24,8 @@ from simul.models import device as devices
 from simul.models import registry as models
 from simul.policies import lookup, make
 
-SPEC_FIELDS = ("name", "models", "pair", "splits", "corpus", "max_utterances", "output",
+SPEC_FIELDS = ("name", "models", "pair", "splits", "corpus", "max_utterances",
+               "skip_utterances", "output",
                "policies", "share", "workers", "scheduler", "store", "device", "lockstep")
 POLICY_FIELDS = ("policy", "grid", "settings", "fixed")
 
@@ -59,6 +60,7 @@ class Spec:
     output: Path
     corpus: Path = DEFAULT_ROOT
     max_utterances: int | None = None
+    skip_utterances: int = 0  # segments of each split left out before the first decoded one
     share: bool = True
     workers: int | None = None
     scheduler: Any = None  # "tcp://host:port" or a distributed.Client
@@ -111,6 +113,10 @@ class Spec:
                                   or limit < 1):
             raise SweepError(f"{where}: field 'max_utterances': a positive integer or null, "
                              f"got {limit!r}")
+        skip = data.get("skip_utterances", 0)
+        if not isinstance(skip, int) or isinstance(skip, bool) or skip < 0:
+            raise SweepError(f"{where}: field 'skip_utterances': a whole number ≥ 0 (segments "
+                             f"left out at the start of each split), got {skip!r}")
         workers = data.get("workers")
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise SweepError(f"{where}: field 'workers': a positive integer, got {workers!r}")
@@ -140,7 +146,8 @@ class Spec:
             settings=expand(data["policies"], f"{where}: field 'policies'"),
             output=path(data["output"], "output"),
             corpus=path(data["corpus"], "corpus") if data.get("corpus") else DEFAULT_ROOT,
-            max_utterances=limit, share=data.get("share", True), workers=workers,
+            max_utterances=limit, skip_utterances=skip, share=data.get("share", True),
+            workers=workers,
             scheduler=data.get("scheduler"), name=str(data.get("name") or ""),
             store=data.get("store", True), device=device, lockstep=lockstep,
         )

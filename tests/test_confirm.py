@@ -1,0 +1,93 @@
+"""The confirmatory run: undecided claims decided again on fresh segments, through sweeps that
+skip the first run's segments."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from simul import claims, confirm, sweep
+from simul.corpus import load_list
+from simul.metrics.score import score_records
+from simul.records import read
+from simul.sweep import SweepError
+from tests.test_mustc import PAIR, SPLIT, make_corpus
+
+SETTINGS = [{"policy": "wait_k_frames", "settings": [{"k": 20, "s": 10, "n": 1},
+                                                     {"k": 60, "s": 10, "n": 1}]}]
+A, B = {"setting": "k=20_s=10_n=1"}, {"setting": "k=60_s=10_n=1"}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("corpus")
+    make_corpus(root / PAIR)  # four segments
+    return root
+
+
+def spec(model, corpus, output, **extra) -> dict:
+    return {"models": [str(model)], "pair": PAIR, "splits": [SPLIT], "corpus": str(corpus),
+            "output": str(output), "policies": SETTINGS, **extra}
+
+
+@pytest.mark.parametrize("tiny_model_dir", ["transformer"], indirect=True)
+def test_a_sweep_skips_segments_and_refuses_a_bad_skip(tiny_model_dir, corpus, tmp_path):
+    ids = [s.id for s in load_list(corpus, PAIR, SPLIT)]
+    rows = sweep.run(spec(tiny_model_dir, corpus, tmp_path / "s", skip_utterances=1,
+                          max_utterances=2), workers=1, progress=False)
+    assert [r.segment_id for r in read(rows.records.iloc[0])] == ids[1:3]
+    with pytest.raises(SweepError, match="field 'skip_utterances'"):
+        sweep.run(spec(tiny_model_dir, corpus, tmp_path / "t", skip_utterances=-1))
+
+
+@pytest.mark.parametrize("tiny_model_dir", ["transformer"], indirect=True)
+def test_confirm_decides_on_the_fresh_segments_alone(tiny_model_dir, corpus, tmp_path):
+    figures, runs = tmp_path / "figures", tmp_path / "runs"
+    # the first run: two of the four segments, one claim on them (AL at k=60 − at k=20)
+    first = sweep.run(spec(tiny_model_dir, corpus, runs / "full" / "tutorial" / "grid",
+                           max_utterances=2), workers=1, progress=False)
+    evidence = claims.evaluate(first, claims.difference(A, B, "AL"), claimed="greater")
+    assert evidence.replay is not None and evidence.n == 2
+    claims.report([claims.Claim.measured("T-k", "AL grows with k", evidence),
+                   claims.Claim.measured("T-wide", "AL grows with k", evidence)],
+                  figures / "tutorial")
+    # as a first run that left both undecided: one needs the two segments left, one needs 5
+    path = figures / "tutorial" / "claims.csv"
+    table = pd.read_csv(path)
+    table["verdict"], table["needs_more"] = "undecided", [2, 5]
+    table.to_csv(path, index=False)
+
+    out = confirm.run(["tutorial"], figures_dir=figures, runs_dir=runs, corpus=corpus,
+                      workers=1, log=lambda *_: None)
+    row, wide = (out[out.claim == c].iloc[0] for c in ("T-k", "T-wide"))
+    assert "needs 5 fresh segments" in wide["why not taken again"]
+    assert wide["decided by"] == "neither" and wide["confirm verdict"] == ""
+    assert row["confirm n"] == 2 and row["first n"] == 2
+
+    # the fresh records: segments 3 and 4 of the split, never the first run's
+    fresh = {p.stem: read(p) for p in (runs / "confirm" / "T-k").rglob("records/**/*.jsonl")}
+    ids = [s.id for s in load_list(corpus, PAIR, SPLIT)]
+    assert sorted(fresh) == sorted([A["setting"], B["setting"]])
+    assert all([r.segment_id for r in recs] == ids[2:4] for recs in fresh.values())
+    # the effect is the statistic on those records: AL(B) − AL(A) as simul score gives it
+    by_hand = (score_records(fresh[B["setting"]])["AL"]
+               - score_records(fresh[A["setting"]])["AL"])
+    assert row["confirm effect [interval]"].startswith(f"{by_hand:+.1f} [")
+    verdict = row["confirm verdict"]
+    assert row["decided by"] == ("neither" if verdict == "undecided" else "confirmatory run")
+    assert (figures / "confirm" / "claims.csv").is_file()
+
+    # resumed: nothing decoded again, the same table (the bootstrap is seeded)
+    again = confirm.run(["tutorial"], figures_dir=figures, runs_dir=runs, corpus=corpus,
+                        workers=1, log=lambda *_: None)
+    pd.testing.assert_frame_equal(out, again)
+
+
+def test_confirm_refuses_a_quick_run_and_an_empty_figures_folder(tmp_path):
+    with pytest.raises(confirm.ConfirmError, match="run simul reproduce"):
+        confirm.run(["tutorial"], figures_dir=tmp_path)
+    claims.report([claims.Claim.measured(
+        "T-k", "AL grows with k", claims.Evidence(1.0, -1.0, 3.0, 4, "greater"),
+        needs_full_run=True)], tmp_path / "tutorial", quick=True)
+    with pytest.raises(confirm.ConfirmError, match="quick run"):
+        confirm.run(["tutorial"], figures_dir=tmp_path)
