@@ -6,10 +6,10 @@ takes each undecided claim whose ``needs n`` — the segments its interval would
 the effect as measured — fits in the rest of its split. For that claim alone it decodes
 again, on the next ``needs n`` segments of the split (those after the ones the first run
 used: a sweep's ``skip_utterances``), the settings its statistic read (each row of the
-claim's :class:`simul.claims.Replay`: its sweep, model and setting), through the record store
-(claims that read the same settings share their decodes: the smallest sample is decoded
-first, and a larger one of the same settings finds its first segments there), and bootstraps the same statistic
-on those fresh segments only, with the same kind and margin.
+claim's :class:`simul.claims.Replay`: its sweep, model and setting), through the record
+store (claims that read the same settings share their decodes: the smallest sample is
+decoded first, and a larger one of the same settings finds its first segments there), and
+bootstraps the same statistic on those fresh segments only, with the same kind and margin.
 
 A two-stage design: the first run sizes the second, and no claim is decided on data that
 chose its sample size. The table (``figures/confirm/claims.csv`` and ``.md``, printed at the

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from simul import sweep
+from simul.claims import BLEU_MARGIN
 from simul.papers import compare_policies as compare
 from simul.policies import registry
 from simul.records import Record, write
@@ -127,3 +128,15 @@ def test_claims_fail_when_a_setting_beats_offline_and_when_ca_is_below():
                                            "(edatt alpha=0.1)")
     assert not found["CMP-CA"].holds
     assert found["CMP-CA"].detail == "n edatt alpha=0.1: LAAL_CA 1990 < LAAL 2000"
+
+
+def test_offline_claim_is_non_inferiority_within_a_bleu():
+    # a setting half a BLEU above offline: within the margin, so offline is "≥" it
+    s = summary([["m", "offline", "beam=1", 20.0, 5000, 5100],
+                 ["m", "edatt", "alpha=0.1", 20.5, 2000, 2100]])
+    found = {c.id: c for c in compare.claims(s)}
+    offline = found["CMP-offline"]
+    assert (offline.kind, offline.evidence.margin) == ("non-inferiority", BLEU_MARGIN)
+    assert offline.evidence.effect == pytest.approx(-0.5) and offline.holds
+    assert "non-inferiority, margin 1 BLEU" in offline.text
+    assert found["CMP-CA"].kind == "property"

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
+from simul.claims import BLEU_MARGIN
 from simul.papers import han2020
 from simul.sweep import expand
 
@@ -180,12 +181,35 @@ def test_regimes_claim_fails_when_a_regime_is_empty():
 @pytest.mark.parametrize("changes, failing, detail", [
     ({(3, 300.0, 0.0): {"AL": 550.0}}, "H20-AL-k", "{'s': 300.0}: AL 600, 550"),
     ({(2, 400.0, 0.0): {"AL": 590.0}}, "H20-AL-s", "{'k': 2}: AL 600, 590"),
-    ({(2, 400.0, 0.0): {"BLEU": 16.5}}, "H20-table6", "2/400: 16.5 > 3/400: 16.0"),
+    # a smaller decode more than a BLEU (the non-inferiority margin) above its (kt, st)
+    ({(2, 400.0, 0.0): {"BLEU": 17.5}}, "H20-table6", "2/400: 17.5 > 3/400: 16.0"),
 ])
 def test_each_claim_fails_when_its_numbers_say_so(changes, failing, detail):
     claim = by_id(han2020.claims(summary(changes), TRAINED, {"low": 1000}))[failing]
     assert claim.verdict == "contradicted"
     assert claim.detail == detail
+
+
+def test_table6_claim_is_non_inferiority_within_a_bleu():
+    # 2/400 half a BLEU above 3/400: no gain beyond the margin, so it holds
+    claim = by_id(han2020.claims(summary({(2, 400.0, 0.0): {"BLEU": 16.5}}), TRAINED))[
+        "H20-table6"]
+    assert claim.evidence.effect == pytest.approx(-0.5) and claim.holds
+    assert claim.detail == "2/400: 16.5 > 3/400: 16.0"
+
+
+def test_claim_kinds():
+    found = by_id(han2020.claims(summary(), TRAINED, {"low": 1000, "medium": 2000}))
+    kinds = {cid: (c.kind, c.evidence.margin) for cid, c in found.items()}
+    assert kinds == {"H20-AL-k": ("superiority", 0.0), "H20-AL-s": ("superiority", 0.0),
+                     "H20-table6": ("non-inferiority", BLEU_MARGIN),
+                     "H20-regimes": ("superiority", 0.0)}
+    assert "margin 1 BLEU" in found["H20-table6"].text
+    rows = trained_rows({"w7": {5: 23.0, 7: 25.0}})
+    for eos in (False, True):
+        (claim,) = han2020.ktest_claims(rows, {"w7": 7}, eos_allowed=eos)
+        assert (claim.kind, claim.evidence.margin) == ("non-inferiority", BLEU_MARGIN)
+        assert "margin 1 BLEU" in claim.text
 
 
 def test_emission_ratio_counts_words():
@@ -217,9 +241,14 @@ def test_ktest_claim_holds_when_no_smaller_k_does_better():
     (claim,) = han2020.ktest_claims(rows, {"w3": 3, "w7": 7})
     assert claim.evidence.effect == pytest.approx(2.0) and claim.holds
     assert "w7 (k_train 7): k=3 15.0, k=5 23.0, k=7 25.0" in claim.detail
-    rows = trained_rows({"w7": {3: 15.0, 5: 26.0, 7: 25.0}})
+    # a smaller k_test above k_train's by more than the margin (1 BLEU): contradicted; by
+    # less: still no gain beyond the margin
+    rows = trained_rows({"w7": {3: 15.0, 5: 26.5, 7: 25.0}})
     (claim,) = han2020.ktest_claims(rows, {"w7": 7})
-    assert claim.evidence.effect == pytest.approx(-1.0) and claim.evidence.verdict == "contradicted"
+    assert claim.evidence.effect == pytest.approx(-1.5) and claim.evidence.verdict == "contradicted"
+    rows = trained_rows({"w7": {3: 15.0, 5: 25.5, 7: 25.0}})
+    (claim,) = han2020.ktest_claims(rows, {"w7": 7})
+    assert claim.evidence.effect == pytest.approx(-0.5) and claim.holds
 
 
 def test_ktest_claim_leaves_out_a_multi_path_model():

@@ -3,6 +3,7 @@
 import pandas as pd
 import pytest
 
+from simul.claims import BLEU_MARGIN
 from simul.papers import nguyen2021 as n21
 from simul.sweep import expand
 
@@ -94,6 +95,60 @@ def test_bpe_claim_compares_each_bpe_setting_with_chars():
     found = by_id(n21.claims(summary(), pd.DataFrame(rows)))
     assert not found["N21-BPE"].holds
     assert found["N21-BPE"].detail == "blstm_bpe-small_en-pt b: AL 2100 ≥ char 2000"
+
+
+def test_offline_claim_is_non_inferiority_within_a_bleu():
+    table = summary()
+    table.loc[table.policy == "offline", "BLEU"] = 22.5  # best wait-k 23: within 1 BLEU
+    found = by_id(n21.claims(table))
+    offline = found["N21-offline"]
+    assert (offline.kind, offline.evidence.margin) == ("non-inferiority", BLEU_MARGIN)
+    assert offline.evidence.effect == pytest.approx(-0.5) and offline.holds
+    assert "non-inferiority, margin 1 BLEU" in offline.text
+    assert {c.kind for cid, c in found.items() if cid != "N21-offline"} == {"superiority"}
+
+
+def test_n2s20_claims_by_hand():
+    # (N=2, s=20) against (N=1, s=10): k=100 AL 1050 vs 1100 (−50), BLEU 10.5 vs 11 (−0.5);
+    # k=200 AL 2070 vs 2100 (−30), BLEU 20.7 vs 21 (−0.3): the largest gaps −30 ms and −0.3
+    found = by_id(n21.claims(summary({(100, 20, 2): 1050.0, (200, 20, 2): 2070.0})))
+    al, bleu = found["N21-N2s20-AL"], found["N21-N2s20-BLEU"]
+    assert al.evidence.effect == pytest.approx(-30.0) and al.holds
+    assert bleu.evidence.effect == pytest.approx(-0.3) and bleu.holds
+    assert al.kind == bleu.kind == "superiority" and al.evidence.claimed == "less"
+    assert al.needs_full_run and bleu.needs_full_run
+    assert al.detail.startswith("(N=2, s=20) vs (N=1, s=10): k=100: AL 1050 vs 1100")
+    # the base summary: (N=2, s=20) is 100 ms later and 1 BLEU higher at each k
+    found = by_id(n21.claims(summary()))
+    assert found["N21-N2s20-AL"].evidence.effect == pytest.approx(100.0)
+    assert found["N21-N2s20-AL"].verdict == "contradicted"
+    assert found["N21-N2s20-BLEU"].evidence.effect == pytest.approx(1.0)
+    assert found["N21-N2s20-BLEU"].verdict == "contradicted"
+
+
+def test_n2s20_claims_need_both_settings():
+    table = summary()
+    table = table[table.param_n != 2]
+    assert not {"N21-N2s20-AL", "N21-N2s20-BLEU"} & set(by_id(n21.claims(table)))
+
+
+def test_bpe_bleu_claim_is_the_mean_char_minus_bpe_gap():
+    # char − BPE at the same setting: small a +2, b +1; large a +1, b −1: mean +0.75
+    rows = [{"model": m, "policy": "wait_k_frames", "setting": st, "AL": al, "BLEU": b}
+            for m, st, al, b in (("blstm_char_en-pt", "a", 1000.0, 10.0),
+                                 ("blstm_char_en-pt", "b", 2000.0, 20.0),
+                                 ("blstm_bpe-small_en-pt", "a", 900.0, 8.0),
+                                 ("blstm_bpe-small_en-pt", "b", 1900.0, 19.0),
+                                 ("blstm_bpe-large_en-pt", "a", 800.0, 9.0),
+                                 ("blstm_bpe-large_en-pt", "b", 1800.0, 21.0))]
+    claim = by_id(n21.claims(summary(), pd.DataFrame(rows)))["N21-BPE-BLEU"]
+    assert claim.evidence.effect == pytest.approx(0.75) and claim.holds
+    assert (claim.kind, claim.evidence.claimed) == ("superiority", "greater")
+    assert claim.needs_full_run and claim.evidence.n == 0
+    assert "blstm_bpe-large_en-pt b: BLEU 21.0 vs char 20.0" in claim.detail
+    rows[1]["BLEU"] = 17.0  # char b now below both BPE models: mean (2 − 2 + 1 − 4) / 4
+    claim = by_id(n21.claims(summary(), pd.DataFrame(rows)))["N21-BPE-BLEU"]
+    assert claim.evidence.effect == pytest.approx(-0.75) and claim.verdict == "contradicted"
 
 
 def test_known_gaps_name_claims_of_this_paper():

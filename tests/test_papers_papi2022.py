@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from simul import sweep
+from simul.claims import BLEU_MARGIN
 from simul.papers import papi2022 as p22
 
 
@@ -152,6 +153,36 @@ def test_claims_hold_when_adaptive_conformer_and_ca_are_above():
     assert found["P22-adaptive"].needs_full_run and not found["P22-CA"].needs_full_run
 
 
+def test_claim_kinds():
+    # P22-adaptive: "higher quality" (§3) is superiority, its text says ">" not "≥"; the
+    # offline-trained model "on par with or better" is non-inferiority within a BLEU
+    s = summary(curves("T"), curves("C", shift=1.0),
+                [offline("T", 1, 20.0), offline("C", 1, 22.0)])
+    found = by_id(p22.claims(s, transformer="T", conformer="C"))
+    assert {cid: c.kind for cid, c in found.items()} == {
+        "P22-adaptive": "superiority", "P22-conformer-offline": "superiority",
+        "P22-conformer-simul": "superiority", "P22-CA": "property"}
+    assert "adaptive word detection > fixed" in found["P22-adaptive"].text
+    assert "≥" not in found["P22-adaptive"].text.split("(")[0]
+    rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0)},
+                         "w3": {3: (500, 16.0), 5: (1500, 28.0)}})
+    for eos in (False, True):
+        claims = by_id(p22.trained_claims(rows, "off", ["w3"], eos_allowed=eos))
+        suffix = "-eos" if eos else ""
+        high = claims[f"P22-offline-vs-trained{suffix}"]
+        assert (high.kind, high.evidence.margin) == ("non-inferiority", BLEU_MARGIN)
+        assert "non-inferiority, margin 1 BLEU" in high.text
+        assert claims[f"P22-trained-low{suffix}"].kind == "superiority"
+
+
+def test_offline_vs_trained_holds_within_the_margin():
+    # w3 half a BLEU above the offline model at ≥ 1000 ms: on par, within 1 BLEU
+    rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0), 7: (2500, 40.0)},
+                         "w3": {3: (500, 16.0), 5: (1500, 30.5), 7: (2500, 40.5)}})
+    claim = by_id(p22.trained_claims(rows, "off", ["w3"]))["P22-offline-vs-trained"]
+    assert claim.evidence.effect == pytest.approx(-0.5) and claim.holds
+
+
 def test_adaptive_below_fixed_fails():
     s = summary([row("C", "fixed", 3, 1200, 15), row("C", "fixed", 5, 2000, 18),
                  row("C", "adaptive", 3, 1200, 14), row("C", "adaptive", 5, 2000, 17)])
@@ -246,12 +277,13 @@ def test_trained_claims_of_the_eos_alternative_are_marked_and_measured_alike():
 
 
 def test_trained_claims_take_the_worst_trained_model_at_high_latency():
-    # w7 beats the offline model by 1 at 1500 and 2500 ms: the smallest gap is −1
+    # w7 beats the offline model by 2 at 1500 and 2500 ms: the smallest gap is −2, beyond
+    # the non-inferiority margin (1 BLEU)
     rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0), 7: (2500, 40.0)},
                          "w3": {3: (500, 8.0), 5: (1500, 28.0), 7: (2500, 36.0)},
-                         "w7": {3: (500, 9.0), 5: (1500, 31.0), 7: (2500, 41.0)}})
+                         "w7": {3: (500, 9.0), 5: (1500, 32.0), 7: (2500, 42.0)}})
     claims = {c.id: c for c in p22.trained_claims(rows, "off", ["w3", "w7"])}
-    assert claims["P22-offline-vs-trained"].evidence.effect == pytest.approx(-1.0)
+    assert claims["P22-offline-vs-trained"].evidence.effect == pytest.approx(-2.0)
     assert claims["P22-offline-vs-trained"].evidence.verdict == "contradicted"
     # low latency: w3 − off = −2, w7 − off = −1: the largest is −1
     assert claims["P22-trained-low"].evidence.effect == pytest.approx(-1.0)

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from simul.claims import curve_gap
+from simul.claims import BLEU_MARGIN, RATIO_MARGIN, curve_gap
 from simul.papers import polak2022 as k22
 from simul.records import Record
 from simul.records import write as write_records
@@ -197,7 +197,8 @@ def paper_like():
                             al_k22=al + shift + 100))
     rows[-4]["AL"] = -36.0  # SP-1 at 250 ms: AL -36, max-length AL 100
     rows.append(row("la", 2, 250, 500, 20.3, 2000, al_k22=600))
-    return pd.DataFrame([*rows, offline()])
+    # offline: half a BLEU above LA-2 at 2000 ms (29.0), AL 8000 ms (3.08 × its 2600)
+    return pd.DataFrame([*rows, offline(29.5, 8000.0)])
 
 
 def by_id(found):
@@ -207,7 +208,8 @@ def by_id(found):
 def test_claims_hold_on_a_paper_like_summary():
     found = by_id(k22.claims(paper_like()))
     assert set(found) == {"K22-chunk-AL", "K22-chunk-dominates", "K22-LA2-best",
-                          "K22-SP1-worst", "K22-initial-wait", "K22-AL-max-length"}
+                          "K22-SP1-worst", "K22-initial-wait", "K22-AL-max-length",
+                          "K22-offline-par", "K22-3x"}
     assert all(c.holds for c in found.values()), [c for c in found.values() if not c.holds]
     assert found["K22-chunk-AL"].detail == "4 rules, all monotone"
     # Figure 1 rules: AL ranges 2500 (each rule over chunks) vs 300 (rules at one chunk)
@@ -254,5 +256,137 @@ def test_claims_of_rules_that_did_not_run_are_left_out():
     only_la2 = paper_like()
     only_la2 = only_la2[(only_la2.param_rule == "la") | (only_la2.policy == "offline")]
     found = by_id(k22.claims(only_la2))
-    assert set(found) == {"K22-chunk-AL", "K22-initial-wait", "K22-AL-max-length"}
+    assert set(found) == {"K22-chunk-AL", "K22-initial-wait", "K22-AL-max-length",
+                          "K22-offline-par", "K22-3x"}
     assert all(c.holds for c in found.values())
+    without_offline = only_la2[only_la2.policy != "offline"]
+    assert set(by_id(k22.claims(without_offline))) == {
+        "K22-chunk-AL", "K22-initial-wait", "K22-AL-max-length"}
+
+
+def test_claim_kinds():
+    found = by_id(k22.claims(paper_like()))
+    assert {cid: (c.kind, c.evidence.margin if c.evidence else None)
+            for cid, c in found.items()} == {
+        "K22-chunk-AL": ("superiority", 0.0), "K22-chunk-dominates": ("superiority", 0.0),
+        "K22-LA2-best": ("superiority", 0.0), "K22-SP1-worst": ("superiority", 0.0),
+        "K22-initial-wait": ("superiority", 0.0), "K22-AL-max-length": ("property", None),
+        "K22-offline-par": ("non-inferiority", BLEU_MARGIN),
+        "K22-3x": ("non-inferiority", RATIO_MARGIN)}
+
+
+def test_offline_par_and_3x_by_hand():
+    # the online system is fixed in advance: LA-2 without initial wait at the largest chunk
+    # (2000 ms: BLEU 29.0, AL 2600); offline 29.5 BLEU at AL 8000 ms
+    found = by_id(k22.claims(paper_like()))
+    par, speed = found["K22-offline-par"], found["K22-3x"]
+    assert par.evidence.effect == pytest.approx(-0.5) and par.holds
+    assert speed.evidence.effect == pytest.approx(8000 / 2600 - 3) and speed.holds
+    assert speed.evidence.claimed == "greater"
+    assert "LA-2, 2000 ms" in par.text and "margin 1 BLEU" in par.text
+    assert "margin 1" in speed.text
+    assert par.detail == "BLEU LA-2, 2000 ms 29.0, offline 29.5"
+    assert speed.detail == "AL LA-2, 2000 ms 2600 ms, offline 8000 ms"
+    assert par.needs_full_run and speed.needs_full_run
+    # offline 1.5 BLEU above, AL only 1.9 × the online's: both contradicted
+    worse = paper_like()
+    worse.loc[worse.policy == "offline", ["BLEU", "AL"]] = [30.5, 5000.0]
+    found = by_id(k22.claims(worse))
+    assert found["K22-offline-par"].evidence.effect == pytest.approx(-1.5)
+    assert found["K22-offline-par"].verdict == "contradicted"
+    assert found["K22-3x"].evidence.effect == pytest.approx(5000 / 2600 - 3)
+    assert found["K22-3x"].verdict == "contradicted"
+    # 2.3 × is within the ratio's margin of 3: holds; without the offline AL, no ratio
+    worse.loc[worse.policy == "offline", "AL"] = 6000.0
+    assert by_id(k22.claims(worse))["K22-3x"].holds
+    worse.loc[worse.policy == "offline", "AL"] = math.nan
+    assert "K22-3x" not in by_id(k22.claims(worse))
+
+
+def lines(curves: dict[tuple[str, int], list[tuple[float, float]]], model="m"):
+    """Rules' curves {(rule, n): [(AL, BLEU), …]}, one chunk size per point."""
+    return [row(rule, n, 250 * 2 ** i, al, bleu, model=model)
+            for (rule, n), points in curves.items() for i, (al, bleu) in enumerate(points)]
+
+
+BASE = [(500, 20.0), (1500, 24.0), (2500, 28.0)]
+"""BLEU = 18 + AL / 250 at chunk sizes 250, 500, 1000 ms."""
+
+
+def shifted(by: float, start: float = 500.0):
+    """A curve of BASE's slope, ``by`` BLEU above it, from AL ``start`` on."""
+    return [(al, 18 + al / 250 + by) for al in (start, start + 1000, start + 2000)]
+
+
+@pytest.mark.parametrize("hold12, effect, verdict", [
+    (0.5, 0.5, "holds"), (-0.8, -0.8, "holds"), (2.5, 2.5, "contradicted"),
+])
+def test_hold_n_equivalence_by_hand(hold12, effect, verdict):
+    # Hold-12 from 1000 ms, `hold12` BLEU above Hold-6 over their common AL (1000–2500 ms);
+    # Hold-3 far below is the paper's exception (n ≤ 3) and left out
+    summary = pd.DataFrame(lines({("hold", 6): BASE, ("hold", 12): shifted(hold12, 1000),
+                                  ("hold", 3): shifted(-5)}))
+    claim = by_id(k22.claims(summary))["K22-hold-n"]
+    assert claim.evidence.effect == pytest.approx(effect) and claim.verdict == verdict
+    assert (claim.kind, claim.evidence.margin) == ("equivalence", BLEU_MARGIN)
+    assert "margin 1 BLEU" in claim.text and claim.needs_full_run
+    assert claim.detail == f"Hold-12 − Hold-6, mean BLEU over the shared AL range: {effect:+.2f}"
+
+
+@pytest.mark.parametrize("la3, la4, effect, verdict", [
+    (0.4, -0.8, -0.8, "holds"),  # the widest gap, with its sign
+    (0.4, -1.5, -1.5, "contradicted"), (1.5, 0.2, 1.5, "contradicted"),
+])
+def test_la_n_line_equivalence_by_hand(la3, la4, effect, verdict):
+    summary = pd.DataFrame(lines({("la", 2): BASE, ("la", 3): shifted(la3, 700),
+                                  ("la", 4): shifted(la4, 900)}))
+    claim = by_id(k22.claims(summary))["K22-LA-n-line"]
+    assert claim.evidence.effect == pytest.approx(effect) and claim.verdict == verdict
+    assert (claim.kind, claim.evidence.margin) == ("equivalence", BLEU_MARGIN)
+    assert "margin 1 BLEU" in claim.text and claim.needs_full_run
+    assert claim.detail == ("rule − LA-2, mean BLEU over the shared AL range: "
+                            f"LA-3 {la3:+.2f}, LA-4 {la4:+.2f}")
+
+
+def test_hold_n_and_la_n_claims_need_their_rules():
+    found = by_id(k22.claims(pd.DataFrame(lines({("hold", 6): BASE, ("la", 2): BASE}))))
+    assert not {"K22-hold-n", "K22-LA-n-line"} & set(found)
+
+
+def model_rows(model, la2, offline_bleu):
+    off = {**offline(offline_bleu), "model": model}
+    return pd.DataFrame([*lines({("la", 2): la2}, model=model), off])
+
+
+@pytest.mark.parametrize("weaker_online, weaker_offline, effect, verdict", [
+    # offline gap 1.5, online gap 2 (weaker LA-2 2 BLEU lower): the smaller, 1.5
+    (-2.0, 28.5, 1.5, "holds"),
+    # the weaker model better online by 1: −1
+    (1.0, 28.5, -1.0, "contradicted"),
+])
+def test_better_offline_by_hand(weaker_online, weaker_offline, effect, verdict):
+    grid = model_rows("m", BASE, 30.0)
+    weaker = model_rows("w", shifted(weaker_online), weaker_offline)
+    (claim,) = k22.better_offline_claims(grid, weaker, "m", "models/w", "LA-2")
+    assert claim.id == "K22-better-offline"
+    assert claim.evidence.effect == pytest.approx(effect) and claim.verdict == verdict
+    assert (claim.kind, claim.evidence.claimed) == ("superiority", "greater")
+    assert claim.needs_full_run
+    assert claim.detail.startswith(f"offline BLEU m 30.0, w {weaker_offline:.1f}; LA-2 m − w")
+
+
+def test_better_offline_without_a_weaker_model():
+    grid = model_rows("m", BASE, 30.0)
+    assert k22.better_offline_claims(grid, None, "m", None) == []
+    assert k22.better_offline_claims(grid, grid.iloc[:0], "m", "w") == []
+
+
+def test_new_claims_read_only_the_rows_their_statistic_needs():
+    summary = pd.DataFrame([*lines({("la", 2): BASE, ("la", 3): shifted(0.4, 700),
+                                    ("hold", 6): BASE}), row("la", 2, 250, 400, 16, 2000),
+                            offline()])
+    pair = k22._rows(summary, ["LA-2"], offline=True, chunk_ms=1000.0)
+    assert pair.policy.tolist() == ["onlinization", "offline"]
+    assert pair.param_chunk_ms.iloc[0] == 1000
+    la = k22._rows(summary, ["LA-2", "LA-3"])
+    assert len(la) == 6 and set(la.param_rule) == {"la"}  # the initial wait left out

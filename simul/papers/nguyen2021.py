@@ -11,7 +11,14 @@ import math
 import pandas as pd
 from scipy.stats import spearmanr
 
-from simul.claims import Claim, curve_gap, evaluate, monotone_within, weakest_step
+from simul.claims import (
+    BLEU_MARGIN,
+    Claim,
+    curve_gap,
+    evaluate,
+    monotone_within,
+    weakest_step,
+)
 from simul.papers import notebook
 from simul.tables import pareto_front
 
@@ -160,19 +167,54 @@ def _spearman(rows: pd.DataFrame) -> float:
     return float(spearmanr(g.AL, g.BLEU).statistic) if len(g) > 2 else float("nan")
 
 
+def _char_minus_bpe_gaps(rows: pd.DataFrame, metric: str) -> list[float]:
+    """``metric`` of the char model − the BPE model's, for every BPE model and setting
+    that the char model ran too."""
+    f = rows[rows.policy == "wait_k_frames"]
+    char = f[f.model.str.contains("char")].set_index("setting")[metric]
+    bpe = f[~f.model.str.contains("char")]
+    bpe = bpe[bpe.setting.isin(char.index)]
+    return (char.reindex(bpe.setting).to_numpy() - bpe[metric].to_numpy()).tolist()
+
+
 def _char_minus_bpe(rows: pd.DataFrame) -> float:
     """The smallest AL(char) − AL(BPE) over the BPE models and settings."""
-    f = rows[rows.policy == "wait_k_frames"]
-    char = f[f.model.str.contains("char")].set_index("setting").AL
-    bpe = f[~f.model.str.contains("char")]
-    gaps = char.reindex(bpe.setting).to_numpy() - bpe.AL.to_numpy()
-    return float(min(gaps)) if len(gaps) else float("nan")
+    gaps = _char_minus_bpe_gaps(rows, "AL")
+    return float(min(gaps)) if gaps else float("nan")
+
+
+def _char_minus_bpe_bleu(rows: pd.DataFrame) -> float:
+    """The mean BLEU(char) − BLEU(BPE) over the BPE models and settings."""
+    gaps = _char_minus_bpe_gaps(rows, "BLEU")
+    return float(sum(gaps) / len(gaps)) if gaps else float("nan")
+
+
+N2S20 = ({"N": 2, "s": 20}, {"N": 1, "s": 10})
+"""§4.1 (c): writing two characters per step with the bigger stride against one character
+with the smaller stride, at each k."""
+
+
+def _n2s20_minus_n1s10(metric: str):
+    """The largest, over k, ``metric`` at (N=2, s=20) − at (N=1, s=10)."""
+    two, one = N2S20
+
+    def statistic(rows: pd.DataFrame) -> float:
+        g = rows[rows.policy == "wait_k_frames"]
+        gaps = []
+        for _, at_k in g.groupby("k"):
+            a = at_k[(at_k.N == two["N"]) & (at_k.s == two["s"])][metric]
+            b = at_k[(at_k.N == one["N"]) & (at_k.s == one["s"])][metric]
+            if len(a) and len(b):
+                gaps.append(float(a.iloc[0] - b.iloc[0]))
+        return max(gaps) if gaps else float("nan")
+    return statistic
 
 
 def claims(grid: pd.DataFrame, figure2: pd.DataFrame | None = None) -> list[Claim]:
-    """§3's claims on a Table 1 summary (wait_k_frames rows and offline, one split) and on
+    """§4's claims on a Table 1 summary (wait_k_frames rows and offline, one split) and on
     Figure 2's (char and BPE models, same settings), each with its paired-bootstrap
-    evidence over the segments (:func:`simul.claims.evaluate`)."""
+    evidence over the segments (:func:`simul.claims.evaluate`): superiority claims, but
+    N21-offline ("≥": non-inferiority within :data:`~simul.claims.BLEU_MARGIN`)."""
     grid = grid.rename(columns={"param_k": "k", "param_s": "s", "param_n": "N"})
     g = grid[grid.policy == "wait_k_frames"]
     out = []
@@ -192,11 +234,30 @@ def claims(grid: pd.DataFrame, figure2: pd.DataFrame | None = None) -> list[Clai
         out.append(Claim.measured("N21-BLEU-AL", "BLEU grows with AL (Spearman ρ over the "
                                   "settings)", evidence, f"ρ(AL, BLEU) = {evidence.effect:.2f}",
                                   needs_full_run=True))
+    # §4.1 (c): N=2 with s=20 is slightly lower in AL, yet slightly lower in BLEU, than N=1
+    # with s=10, at each k (Table 1, lines 6–7 and 9–10)
+    two, one = N2S20
+    pairs = []
+    for k, at_k in g.groupby("k"):
+        a = at_k[(at_k.N == two["N"]) & (at_k.s == two["s"])]
+        b = at_k[(at_k.N == one["N"]) & (at_k.s == one["s"])]
+        if len(a) and len(b):
+            pairs.append(f"k={k:g}: AL {a.AL.iloc[0]:.0f} vs {b.AL.iloc[0]:.0f}, "
+                         f"BLEU {a.BLEU.iloc[0]:.1f} vs {b.BLEU.iloc[0]:.1f}")
+    if pairs:
+        for metric, what, unit in (("AL", "lower AL", "ms"), ("BLEU", "lower BLEU", "BLEU")):
+            out.append(Claim.measured(
+                f"N21-N2s20-{metric}", f"writing N=2 units with stride s=20 gives {what} than "
+                f"N=1 with s=10, at each k (largest (N=2, s=20) − (N=1, s=10), {unit})",
+                evaluate(grid, _n2s20_minus_n1s10(metric), claimed="less"),
+                "(N=2, s=20) vs (N=1, s=10): " + "; ".join(pairs), needs_full_run=True))
     offline = grid[grid.policy == "offline"].BLEU
     if len(offline) and len(g):
-        evidence = evaluate(grid, _offline_minus_best, claimed="greater")
+        # "≥": non-inferiority, within BLEU_MARGIN (its docstring says why 1 BLEU)
+        evidence = evaluate(grid, _offline_minus_best, claimed="greater", margin=BLEU_MARGIN)
         out.append(Claim.measured("N21-offline", "offline greedy BLEU ≥ every simultaneous "
-                                  "setting's (offline − best, BLEU)", evidence,
+                                  "setting's (non-inferiority, margin 1 BLEU: offline − best "
+                                  "≥ −1)", evidence,
                                   f"offline {offline.iloc[0]:.1f}, best wait-k {g.BLEU.max():.1f}"))
     if figure2 is not None and len(figure2):
         f = figure2[figure2.policy == "wait_k_frames"]
@@ -214,4 +275,14 @@ def claims(grid: pd.DataFrame, figure2: pd.DataFrame | None = None) -> list[Clai
                                       evidence, "; ".join(worse) or
                                       "every BPE setting below its char counterpart",
                                       needs_full_run=True))
+        if len(char) and "BLEU" in f:
+            # §4.2: "char model tends to give higher BLEU score … than the two BPE models"
+            better = [f"{model} {r.setting}: BLEU {r.BLEU:.1f} vs char {r.BLEU_char:.1f}"
+                      for model, group in f[~f.model.str.contains("char")].groupby("model")
+                      for r in group.merge(char, on="setting",
+                                           suffixes=("", "_char")).itertuples()]
+            out.append(Claim.measured("N21-BPE-BLEU", "characters give higher BLEU than BPE "
+                                      "targets at the same (k, s, N) (mean char − BPE, BLEU)",
+                                      evaluate(f, _char_minus_bpe_bleu, claimed="greater"),
+                                      "; ".join(better), needs_full_run=True))
     return out

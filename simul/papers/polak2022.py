@@ -18,6 +18,8 @@ from pathlib import Path
 import pandas as pd
 
 from simul.claims import (
+    BLEU_MARGIN,
+    RATIO_MARGIN,
     Claim,
     Evidence,
     curve_gap,
@@ -269,13 +271,101 @@ def _waited_minus_not(rule: str):
     return statistic
 
 
+def _rows(summary: pd.DataFrame, rules: Iterable[str], *, offline: bool = False,
+          chunk_ms: float | None = None) -> pd.DataFrame:
+    """The summary rows a claim reads (all its statistic needs, so that its bootstrap and a
+    confirmatory run decode no other setting): ``rules`` without initial wait (at
+    ``chunk_ms`` only, when given) and, with ``offline``, the offline rows."""
+    online = (summary.policy == "onlinization").to_numpy()
+    nan = pd.Series(math.nan, index=summary.index)
+    labels = [rule_label(r, n) if o else "" for o, r, n in zip(
+        online, summary.get("param_rule", nan), summary.get("param_n", nan), strict=True)]
+    wait = summary.get("param_initial_wait_ms", nan).fillna(0.0).to_numpy()
+    keep = online & pd.Series(labels).isin(list(rules)).to_numpy() & (wait == 0)
+    if chunk_ms is not None:
+        keep &= summary.get("param_chunk_ms", nan).astype(float).to_numpy() == chunk_ms
+    if offline:
+        keep |= (summary.policy == "offline").to_numpy()
+    return summary[keep].reset_index(drop=True)
+
+
+def _largest_chunk(rows: pd.DataFrame, rule: str) -> pd.Series | None:
+    """``rule``'s setting without initial wait at the largest chunk size of the grid: the
+    online system of the abstract's "almost on par with the offline setting while being 3×
+    faster", fixed before the data (None when the grid has no such setting)."""
+    plain = _plain(rows)
+    plain = plain[plain.rule == rule]
+    return plain.loc[plain.chunk_ms.idxmax()] if len(plain) else None
+
+
+def _offline_row(rows: pd.DataFrame, model: str | None = None) -> pd.Series | None:
+    off = rows[rows.policy == "offline"]
+    if model is not None:
+        off = off[off.model == model]
+    return off.iloc[0] if len(off) else None
+
+
+def _online_minus_offline(rule: str):
+    """BLEU of ``rule`` at the largest chunk size − offline BLEU."""
+    def statistic(rows: pd.DataFrame) -> float:
+        online, off = _largest_chunk(rows, rule), _offline_row(rows)
+        if online is None or off is None:
+            return math.nan
+        return float(online.BLEU - off.BLEU)
+    return statistic
+
+
+SPEEDUP = 3.0
+"""The abstract: the onlinized system is "3× faster than offline in terms of latency"."""
+
+
+def _speedup_minus_3(rule: str):
+    """AL(offline) / AL(``rule`` at the largest chunk size) − :data:`SPEEDUP`; NaN when the
+    online AL is not positive (no ratio to take)."""
+    def statistic(rows: pd.DataFrame) -> float:
+        online, off = _largest_chunk(rows, rule), _offline_row(rows)
+        if online is None or off is None or not online.AL > 0:
+            return math.nan
+        return float(off.AL / online.AL - SPEEDUP)
+    return statistic
+
+
+def _hold_gap(rows: pd.DataFrame) -> float:
+    """Mean BLEU gap of Hold-12's curve over Hold-6's (chunk sizes as the points), at
+    matched AL."""
+    plain = _plain(rows)
+    return curve_gap(plain[plain.rule == "Hold-12"], plain[plain.rule == "Hold-6"])
+
+
+LA_N_OTHERS = ("LA-3", "LA-4")
+
+
+def _la_n_gaps(rows: pd.DataFrame) -> dict[str, float]:
+    """Mean BLEU gap at matched AL of each of LA-3, LA-4 over LA-2 (NaN: no common AL
+    range)."""
+    plain = _plain(rows)
+    la2 = plain[plain.rule == "LA-2"]
+    return {r: curve_gap(plain[plain.rule == r], la2) for r in LA_N_OTHERS
+            if (plain.rule == r).sum() >= 2}
+
+
+def _la_n_widest(rows: pd.DataFrame) -> float:
+    """The gap of :func:`_la_n_gaps` with the largest absolute value, with its sign (an
+    equivalence test needs a signed effect)."""
+    known = [g for g in _la_n_gaps(rows).values() if not math.isnan(g)]
+    return max(known, key=abs) if known else math.nan
+
+
 def claims(summary: pd.DataFrame, utterances: pd.DataFrame | None = None, *,
            table1_rule: str = TABLE1_RULE) -> list[Claim]:
-    """§5's claims on one (model, split) summary of :func:`spec`'s sweep, each comparison
+    """§5's claims, and the abstract's "almost on par with the offline setting while being
+    3× faster", on one (model, split) summary of :func:`spec`'s sweep, each comparison
     with its paired-bootstrap evidence over the segments (:func:`simul.claims.evaluate`;
-    curves compared at matched AL); ``utterances`` (:func:`negative_utterances`) adds
-    §5.4's per-utterance claim; ``table1_rule`` is the rule the spec ran with the initial
-    wait."""
+    curves compared at matched AL): superiority claims, but K22-offline-par and K22-3x
+    (non-inferiority) and K22-hold-n and K22-LA-n-line (equivalence). ``utterances``
+    (:func:`negative_utterances`) adds §5.4's per-utterance claim; ``table1_rule`` is the
+    rule the spec ran with the initial wait, and the online system of K22-offline-par and
+    K22-3x (at the largest chunk size)."""
     rows = settings(summary)
     plain = rows[rows.initial_wait_ms == 0]
     out = []
@@ -317,6 +407,54 @@ def claims(summary: pd.DataFrame, utterances: pd.DataFrame | None = None, *,
             f"{label}, mean BLEU over the shared AL range: " + ", ".join(
                 f"{r} {g:+.2f}" for r, g in sorted(gaps.items())), needs_full_run=True))
 
+    # §5.2: "the hold-n strategy can use either n or chunk size to control the quality-
+    # latency trade-off with equal effect" (n ≤ 3 the stated exception: Hold-3 left out), and
+    # "LA-n for all n follows the same quality-latency trade-off line": equivalence of the
+    # curves at matched AL, within BLEU_MARGIN (its docstring says why 1 BLEU)
+    if (plain.rule == "Hold-6").sum() >= 2 and (plain.rule == "Hold-12").sum() >= 2:
+        gap = _hold_gap(summary)
+        out.append(Claim.measured(
+            "K22-hold-n", "hold-n: n and the chunk size move along one trade-off (Hold-12 "
+            "and Hold-6 curves; equivalence, margin 1 BLEU: mean gap at matched AL within ±1)",
+            evaluate(_rows(summary, ["Hold-6", "Hold-12"]), _hold_gap, claimed="within",
+                     margin=BLEU_MARGIN),
+            f"Hold-12 − Hold-6, mean BLEU over the shared AL range: {gap:+.2f}",
+            needs_full_run=True))
+    la_gaps = _la_n_gaps(summary)
+    if (plain.rule == "LA-2").sum() >= 2 and la_gaps:
+        out.append(Claim.measured(
+            "K22-LA-n-line", "LA-n for all n follows the same quality–latency line (LA-3, LA-4 "
+            "against LA-2; equivalence, margin 1 BLEU: the widest mean gap at matched AL "
+            "within ±1)",
+            evaluate(_rows(summary, ["LA-2", *LA_N_OTHERS]), _la_n_widest, claimed="within",
+                     margin=BLEU_MARGIN),
+            "rule − LA-2, mean BLEU over the shared AL range: " + ", ".join(
+                f"{r} {g:+.2f}" for r, g in sorted(la_gaps.items())), needs_full_run=True))
+
+    # abstract / §7: "almost on par with the offline setting while being 3× faster than
+    # offline in terms of latency", the online system fixed in advance: table1_rule without
+    # initial wait at the largest chunk size. "almost on par": non-inferiority within
+    # BLEU_MARGIN; "3×": the AL ratio non-inferior to 3 within RATIO_MARGIN (holds when its
+    # interval lies above 2)
+    online, off = _largest_chunk(summary, table1_rule), _offline_row(summary)
+    if online is not None and off is not None:
+        label = setting_label(table1_rule, online.chunk_ms)
+        pair = _rows(summary, [table1_rule], offline=True, chunk_ms=online.chunk_ms)
+        out.append(Claim.measured(
+            "K22-offline-par", f"the onlinized model ({label}) is almost on par with offline "
+            "(non-inferiority, margin 1 BLEU: online − offline ≥ −1)",
+            evaluate(pair, _online_minus_offline(table1_rule), claimed="greater",
+                     margin=BLEU_MARGIN),
+            f"BLEU {label} {online.BLEU:.1f}, offline {off.BLEU:.1f}", needs_full_run=True))
+        if not math.isnan(off.AL):
+            out.append(Claim.measured(
+                "K22-3x", f"the onlinized model ({label}) is 3× faster than offline in AL "
+                "(non-inferiority, margin 1: AL(offline) / AL(online) − 3 ≥ −1)",
+                evaluate(pair, _speedup_minus_3(table1_rule), claimed="greater",
+                         margin=RATIO_MARGIN),
+                f"AL {label} {online.AL:.0f} ms, offline {off.AL:.0f} ms",
+                needs_full_run=True))
+
     # §5.3 / Table 1: the initial wait adds latency at the smallest chunk size
     t1 = table1(summary, table1_rule)
     if len(t1):
@@ -351,3 +489,47 @@ def claims(summary: pd.DataFrame, utterances: pd.DataFrame | None = None, *,
             f"{negative} utterance decodes with AL < 0, {longer} of them with more words "
             "than the reference", needs_full_run=True))
     return out
+
+
+def _better_minus_weaker(model: str, weaker_model: str, rule: str):
+    """The smaller of the offline BLEU gap ``model`` − ``weaker_model`` and the mean BLEU
+    gap of their ``rule`` curves (chunk sizes as the points, no initial wait) at matched
+    AL: positive only when the model better offline is better online too."""
+    def statistic(rows: pd.DataFrame) -> float:
+        a, b = _offline_row(rows, model), _offline_row(rows, weaker_model)
+        plain = _plain(rows)
+        plain = plain[plain.rule == rule]
+        online = curve_gap(plain[plain.model == model], plain[plain.model == weaker_model])
+        if a is None or b is None or math.isnan(online):
+            return math.nan
+        return float(min(a.BLEU - b.BLEU, online))
+    return statistic
+
+
+def better_offline_claims(grid: pd.DataFrame, weaker: pd.DataFrame | None, model: str,
+                          weaker_model: str | None, rule: str = TABLE1_RULE) -> list[Claim]:
+    """§6 / §7: "an improvement in the offline model … leads to improvement in the online
+    regime", on :func:`spec`'s sweep of ``model`` (``grid``) and a sweep of ``weaker_model``
+    under ``rule`` (no initial wait) with offline beam search (``weaker``), both on the
+    same segments: the smaller of the offline BLEU gap and the mean gap of the ``rule``
+    curves at matched AL, model − weaker (superiority; it holds only when the better
+    offline model is better online too). No claim (an empty list) without a weaker
+    model."""
+    if weaker is None or weaker_model is None or not len(weaker):
+        return []
+    model, weaker_model = Path(model).name, Path(weaker_model).name  # the summaries' labels
+    rows = _rows(pd.concat([grid, weaker], ignore_index=True), [rule], offline=True)
+    rows = rows[rows.model.isin([model, weaker_model])].reset_index(drop=True)
+    a, b = _offline_row(rows, model), _offline_row(rows, weaker_model)
+    plain = _plain(rows)
+    plain = plain[plain.rule == rule]
+    online = curve_gap(plain[plain.model == model], plain[plain.model == weaker_model])
+    detail = (f"offline BLEU {model} {a.BLEU:.1f}, {weaker_model} {b.BLEU:.1f}"
+              if a is not None and b is not None else "no offline row for both models")
+    detail += f"; {rule} {model} − {weaker_model}, mean BLEU at matched AL: {online:+.2f}"
+    return [Claim.measured(
+        "K22-better-offline", f"a better offline model gives a better online model ({model} "
+        f"against {weaker_model}, {rule}; the smaller of the offline BLEU gap and the mean "
+        "online gap at matched AL, BLEU)",
+        evaluate(rows, _better_minus_weaker(model, weaker_model, rule), claimed="greater"),
+        detail, needs_full_run=True)]
