@@ -91,3 +91,18 @@ def test_confirm_refuses_a_quick_run_and_an_empty_figures_folder(tmp_path):
         needs_full_run=True)], tmp_path / "tutorial", quick=True)
     with pytest.raises(confirm.ConfirmError, match="quick run"):
         confirm.run(["tutorial"], figures_dir=tmp_path)
+
+
+@pytest.mark.parametrize("tiny_model_dir", ["transformer"], indirect=True)
+def test_a_finished_sweep_gains_its_sources_when_run_again(tiny_model_dir, corpus, tmp_path):
+    import json
+
+    out = tmp_path / "s"
+    sweep.run(spec(tiny_model_dir, corpus, out, max_utterances=1), workers=1, progress=False)
+    path = out / "sweep.json"
+    data = json.loads(path.read_text())
+    assert data["sources"] == {"models": {tiny_model_dir.name: str(tiny_model_dir.resolve())},
+                               "corpus": str(corpus)}
+    path.write_text(json.dumps({"fingerprint": data["fingerprint"]}))  # as an older simul
+    sweep.run(spec(tiny_model_dir, corpus, out, max_utterances=1), workers=1, progress=False)
+    assert json.loads(path.read_text()) == data

@@ -111,8 +111,11 @@ def _claim(output: Path, fingerprint: dict, force: bool, sources: dict | None = 
     again (:mod:`simul.confirm`); it does not make the sweep another one."""
     path = output / "sweep.json"
     if path.is_file():
-        old = json.loads(path.read_text()).get("fingerprint", {})
+        data = json.loads(path.read_text())
+        old = data.get("fingerprint", {})
         if old == fingerprint:
+            if sources and data.get("sources") != sources:  # e.g. written by an older simul
+                _write_claim(path, fingerprint, sources)
             return
         decoded = any(p.is_file() and p.stat().st_size
                       for p in (output / "journal").rglob("*.jsonl"))
@@ -129,6 +132,10 @@ def _claim(output: Path, fingerprint: dict, force: bool, sources: dict | None = 
             elif target.exists():
                 target.unlink()
     output.mkdir(parents=True, exist_ok=True)
+    _write_claim(path, fingerprint, sources)
+
+
+def _write_claim(path: Path, fingerprint: dict, sources: dict | None) -> None:
     tmp = path.with_name(".sweep.json.tmp")
     tmp.write_text(json.dumps({"fingerprint": fingerprint, **({"sources": sources}
                                                               if sources else {})},
