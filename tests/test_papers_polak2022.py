@@ -318,19 +318,25 @@ def shifted(by: float, start: float = 500.0):
     return [(al, 18 + al / 250 + by) for al in (start, start + 1000, start + 2000)]
 
 
-@pytest.mark.parametrize("hold12, effect, verdict", [
-    (0.5, 0.5, "holds"), (-0.8, -0.8, "holds"), (2.5, 2.5, "contradicted"),
+@pytest.mark.parametrize("d, effect, verdict", [
+    (1.0, 0.5, "holds"), (-1.6, -0.8, "holds"), (5.0, 2.5, "contradicted"),
 ])
-def test_hold_n_equivalence_by_hand(hold12, effect, verdict):
-    # Hold-12 from 1000 ms, `hold12` BLEU above Hold-6 over their common AL (1000–2500 ms);
-    # Hold-3 far below is the paper's exception (n ≤ 3) and left out
-    summary = pd.DataFrame(lines({("hold", 6): BASE, ("hold", 12): shifted(hold12, 1000),
+def test_hold_n_equivalence_by_hand(d, effect, verdict):
+    # Hold-6 across chunks (the chunk curve): BLEU = 20 + (AL − 500) / 250. Raising n at
+    # the smallest chunk: Hold-6 (500, 20) to Hold-12 (2000, 26 + d), d above the chunk
+    # curve there: over AL 500–2000 the n curve is (AL − 500)·d/1500 above it, a mean gap of
+    # d/2. Hold-12's larger chunks lie beyond (no AL shared with Hold-6's curve); Hold-3 far
+    # below is the paper's exception (n ≤ 3) and left out.
+    hold12 = [(2000, 26.0 + d), (2600, 27.0 + d), (3000, 30.0 + d)]
+    summary = pd.DataFrame(lines({("hold", 6): BASE, ("hold", 12): hold12,
                                   ("hold", 3): shifted(-5)}))
     claim = by_id(k22.claims(summary))["K22-hold-n"]
-    assert claim.evidence.effect == pytest.approx(effect) and claim.verdict == verdict
+    assert claim.evidence.effect == pytest.approx(effect, abs=1e-9)
+    assert claim.verdict == verdict
     assert (claim.kind, claim.evidence.margin) == ("equivalence", BLEU_MARGIN)
     assert "margin 1 BLEU" in claim.text and claim.needs_full_run
-    assert claim.detail == f"Hold-12 − Hold-6, mean BLEU over the shared AL range: {effect:+.2f}"
+    assert claim.detail == ("n-curve − chunk-curve, mean BLEU over the shared AL range: "
+                            f"{effect:+.2f}")
 
 
 @pytest.mark.parametrize("la3, la4, effect, verdict", [

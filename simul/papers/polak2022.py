@@ -330,11 +330,23 @@ def _speedup_minus_3(rule: str):
     return statistic
 
 
+HOLD_N = ("Hold-6", "Hold-12")
+"""§5.2's hold-n claim: n > 3 (n ≤ 3 is the paper's stated exception); the first is also
+the n held fixed while the chunk size varies."""
+
+
 def _hold_gap(rows: pd.DataFrame) -> float:
-    """Mean BLEU gap of Hold-12's curve over Hold-6's (chunk sizes as the points), at
-    matched AL."""
+    """The trade-off of varying n against that of varying the chunk size: mean BLEU gap, at
+    matched AL, of the :data:`HOLD_N` rules at the smallest chunk size (n as the points)
+    over Hold-6 across chunk sizes (the chunk as the points). The two curves share
+    Hold-6's smallest chunk; the rules' own curves across chunk sizes need not overlap in
+    AL (Hold-12 waits longer than Hold-6 at every chunk size)."""
     plain = _plain(rows)
-    return curve_gap(plain[plain.rule == "Hold-12"], plain[plain.rule == "Hold-6"])
+    hold = plain[plain.rule.isin(HOLD_N)]
+    if hold.empty:
+        return math.nan
+    by_n = hold[hold.chunk_ms == hold.chunk_ms.min()]
+    return curve_gap(by_n, hold[hold.rule == HOLD_N[0]])
 
 
 LA_N_OTHERS = ("LA-3", "LA-4")
@@ -411,14 +423,15 @@ def claims(summary: pd.DataFrame, utterances: pd.DataFrame | None = None, *,
     # latency trade-off with equal effect" (n ≤ 3 the stated exception: Hold-3 left out), and
     # "LA-n for all n follows the same quality-latency trade-off line": equivalence of the
     # curves at matched AL, within BLEU_MARGIN (its docstring says why 1 BLEU)
-    if (plain.rule == "Hold-6").sum() >= 2 and (plain.rule == "Hold-12").sum() >= 2:
+    if (plain.rule == HOLD_N[0]).sum() >= 2 and (plain.rule == HOLD_N[1]).any():
         gap = _hold_gap(summary)
         out.append(Claim.measured(
-            "K22-hold-n", "hold-n: n and the chunk size move along one trade-off (Hold-12 "
-            "and Hold-6 curves; equivalence, margin 1 BLEU: mean gap at matched AL within ±1)",
-            evaluate(_rows(summary, ["Hold-6", "Hold-12"]), _hold_gap, claimed="within",
+            "K22-hold-n", "hold-n: raising n moves along the trade-off of raising the chunk "
+            "size (Hold-6 and Hold-12 at the smallest chunk against Hold-6 across chunk "
+            "sizes; equivalence, margin 1 BLEU: mean gap at matched AL within ±1)",
+            evaluate(_rows(summary, list(HOLD_N)), _hold_gap, claimed="within",
                      margin=BLEU_MARGIN),
-            f"Hold-12 − Hold-6, mean BLEU over the shared AL range: {gap:+.2f}",
+            f"n-curve − chunk-curve, mean BLEU over the shared AL range: {gap:+.2f}",
             needs_full_run=True))
     la_gaps = _la_n_gaps(summary)
     if (plain.rule == "LA-2").sum() >= 2 and la_gaps:
