@@ -70,6 +70,7 @@ reproduce: setup corpus
 # needs (figures/confirm/claims.md); resumable.
 confirm: setup corpus
 	$(SIMUL) reproduce --confirm
+	$(PY) -m pytest -q -m full_run tests/test_reproduce_full.py -rxX
 
 # Shared vs naive sweep of N21's grid, real-time factors and CA overheads (prints ratios);
 # QUICK=1: the smoke run (two segments, a small grid, one model) that the tests run.

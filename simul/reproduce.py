@@ -54,9 +54,12 @@ class Notebook:
     def file(self) -> str:
         return f"{self.name}.ipynb"
 
-    def known_gaps(self) -> dict[str, str]:
-        """The module's ``KNOWN_GAPS``: claim id → why it does not hold on the full run."""
-        return importlib.import_module(self.module).KNOWN_GAPS
+    def known_gaps(self, stage: str = "first") -> dict[str, str]:
+        """The module's ``KNOWN_GAPS`` (claim id → why the full run contradicts it), or for
+        ``stage="confirm"`` its ``CONFIRMED_GAPS`` (why the confirmatory run's fresh
+        segments contradict a claim the full run left undecided; none when it has none)."""
+        module = importlib.import_module(self.module)
+        return module.KNOWN_GAPS if stage == "first" else getattr(module, "CONFIRMED_GAPS", {})
 
 
 NOTEBOOKS = (
@@ -80,12 +83,14 @@ NOTEBOOKS = (
 )
 
 
-def known_gaps(chosen: list[Notebook] | tuple[Notebook, ...] = NOTEBOOKS) -> dict[str, str]:
-    """Claim id → reason, for every claim of ``chosen`` notebooks that does not hold on the
-    full run (each module's ``KNOWN_GAPS``)."""
+def known_gaps(chosen: list[Notebook] | tuple[Notebook, ...] = NOTEBOOKS, *,
+               stage: str = "first") -> dict[str, str]:
+    """Claim id → reason, for every claim of ``chosen`` notebooks that the full run
+    contradicts (each module's ``KNOWN_GAPS``), or with ``stage="confirm"`` that the
+    confirmatory run contradicts (``CONFIRMED_GAPS``)."""
     out: dict[str, str] = {}
     for nb in chosen:
-        gaps = nb.known_gaps()
+        gaps = nb.known_gaps(stage)
         twice = sorted(set(out) & set(gaps))
         if twice:
             raise ValueError(f"{nb.module}.KNOWN_GAPS: claim ids {twice} are listed by another "

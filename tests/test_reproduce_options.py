@@ -107,6 +107,10 @@ def test_known_gaps_gather_every_module_and_refuse_a_claim_listed_twice(monkeypa
         expected.update(module.KNOWN_GAPS)
     assert gaps == expected and {"N21-BPE", "K22-LA2-best", "M20-CA"} <= set(gaps)
     assert all(isinstance(reason, str) and reason for reason in gaps.values())
+    # the confirmatory run's gaps: modules without CONFIRMED_GAPS have none
+    confirmed = reproduce.known_gaps(stage="confirm")
+    assert confirmed == polak2022.CONFIRMED_GAPS and "K22-3x" in confirmed
+    assert not set(confirmed) & set(gaps)  # a claim the first run decided is not taken again
     twice = reproduce.NOTEBOOKS[1], reproduce.NOTEBOOKS[1]
     with pytest.raises(ValueError, match="listed by another"):
         reproduce.known_gaps(twice)
