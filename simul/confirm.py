@@ -16,7 +16,8 @@ chose its sample size. The table (``figures/confirm/claims.csv`` and ``.md``, pr
 end) gives each claim of the run: its first verdict, and for the claims taken again the
 fresh sample's effect, interval, n and verdict; ``decided by`` says which stage decided it
 ("first run", "confirmatory run", or "neither", with the reason when a claim was not taken
-again). The sweeps (``runs/confirm/<claim>/``) are resumable like any sweep: run the command
+again; "pending" for a claim an interrupted run has not reached: the table is saved after
+each claim). The sweeps (``runs/confirm/<claim>/``) are resumable like any sweep: run the command
 again after an interruption.
 """
 
@@ -207,6 +208,8 @@ def table(found: list[Candidate]) -> pd.DataFrame:
             by = "first run"
         elif e is not None and e.verdict != "undecided":
             by = "confirmatory run"
+        elif c.fresh and e is None:
+            by = "pending"  # to be taken again: the run was interrupted before it
         else:
             by = "neither"
         rows.append({
@@ -248,15 +251,21 @@ def run(only: list[str] | None = None, *, figures_dir: str | Path = FIGURES_DIR,
     taken = sorted((c for c in found if c.fresh), key=lambda c: c.fresh)
     log(f"{len(taken)} undecided claim(s) to decide on fresh segments: "
         + ", ".join(f"{c.id} ({c.fresh})" for c in taken))
+    def saved() -> pd.DataFrame:  # after each claim: an interrupted run leaves its table
+        out = table(found)
+        done = sum(c.evidence is not None for c in taken)
+        state = "" if done == len(taken) else f" ({done} of {len(taken)} claims taken so far)"
+        save(out, Path(figures_dir) / NAME, "claims",
+             caption=f"Confirmatory run{state}: {counts(out)} after both stages")
+        return out
+
     for k, c in enumerate(taken, 1):
         t0 = time.perf_counter()
         log(f"[{k}/{len(taken)}] {c.notebook} {c.id}: {c.fresh} fresh segments")
         e = decide(c, runs_dir, corpus, device=device, workers=workers, log=log)
         log(f"  {e.text()} ({(time.perf_counter() - t0) / 60:.1f} min)")
-    out = table(found)
-    save(out, Path(figures_dir) / NAME, "claims",
-         caption=f"Confirmatory run: {counts(out)} after both stages")
-    return out
+        saved()
+    return saved()
 
 
 def main_confirm(only: list[str] | None, *, figures_dir: str | None, runs_dir: str | None,

@@ -106,3 +106,36 @@ def test_a_finished_sweep_gains_its_sources_when_run_again(tiny_model_dir, corpu
     path.write_text(json.dumps({"fingerprint": data["fingerprint"]}))  # as an older simul
     sweep.run(spec(tiny_model_dir, corpus, out, max_utterances=1), workers=1, progress=False)
     assert json.loads(path.read_text()) == data
+
+
+@pytest.mark.parametrize("tiny_model_dir", ["transformer"], indirect=True)
+def test_an_interrupted_confirmatory_run_leaves_its_table(tiny_model_dir, corpus, tmp_path,
+                                                           monkeypatch):
+    figures, runs = tmp_path / "figures", tmp_path / "runs"
+    first = sweep.run(spec(tiny_model_dir, corpus, runs / "full" / "tutorial" / "grid",
+                           max_utterances=2), workers=1, progress=False)
+    evidence = claims.evaluate(first, claims.difference(A, B, "AL"), claimed="greater")
+    claims.report([claims.Claim.measured(i, "AL grows with k", evidence) for i in ("A", "B")],
+                  figures / "tutorial")
+    path = figures / "tutorial" / "claims.csv"
+    table = pd.read_csv(path)
+    table["verdict"], table["needs_more"] = "undecided", [1, 2]
+    table.to_csv(path, index=False)
+    calls = []
+
+    def decide(c, *args, **kwargs):  # the first claim decided, then an interruption
+        calls.append(c.id)
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        c.evidence = claims.Evidence(5.0, 1.0, 9.0, c.fresh, "greater")
+        return c.evidence
+
+    monkeypatch.setattr(confirm, "decide", decide)
+    with pytest.raises(KeyboardInterrupt):
+        confirm.run(["tutorial"], figures_dir=figures, runs_dir=runs, corpus=corpus,
+                    log=lambda *_: None)
+    assert calls == ["A", "B"]  # the smallest sample first
+    saved = pd.read_csv(figures / "confirm" / "claims.csv", keep_default_na=False)
+    assert saved.set_index("claim")["decided by"].to_dict() == {"A": "confirmatory run",
+                                                                "B": "pending"}
+    assert "1 of 2 claims taken so far" in (figures / "confirm" / "claims.md").read_text()
