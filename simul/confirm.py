@@ -23,6 +23,7 @@ again after an interruption.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -78,7 +79,9 @@ def _read_sweep(output: Path) -> dict:
     return data
 
 
+@functools.cache
 def split_size(corpus: str | Path, pair: str, split: str) -> int:
+    """Segments in ``split`` (read once per process: every claim of a split asks)."""
     from simul.corpus import load
 
     return sum(1 for _ in load(corpus, pair, split, with_audio=False))
@@ -119,7 +122,7 @@ def _size(c: Candidate, corpus: str | Path | None) -> None:
     first = int(c.first.n)
     data = _read_sweep(_sweep_dir(rows.records.iloc[0]))
     pair, split = data["fingerprint"]["pair"], str(rows.split.iloc[0])
-    size = split_size(corpus or data["sources"]["corpus"], pair, split)
+    size = split_size(str(corpus or data["sources"]["corpus"]), pair, split)
     needs = int(c.first.needs_more)
     if needs > size - first:
         c.why_not = (f"needs {needs:,} fresh segments; {split} has {size - first} after the "
@@ -281,6 +284,6 @@ def main_confirm(only: list[str] | None, *, figures_dir: str | None, runs_dir: s
         why = out[out["why not taken again"] != ""]
         if len(why):
             print("\nnot taken again:")
-            for r in why.itertuples():
-                print(f"  {r.claim}: {r[-1]}")
+            for _, r in why.iterrows():
+                print(f"  {r['claim']}: {r['why not taken again']}")
     return 0
