@@ -11,7 +11,7 @@ CORPUS := data/mini
 ESPNET_VERSION := 202511
 TORCHAUDIO_VERSION := 2.11.0
 APT_PACKAGES := espeak-ng libespeak-ng1 festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts \
-	apertium apertium-eng-spa apertium-es-pt sox libsndfile1
+	apertium apertium-eng-spa apertium-es-pt sox libsndfile1 hunspell hunspell-de-de
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SITE := $(VENV)/lib/python3.11/site-packages
 
@@ -19,7 +19,8 @@ SITE := $(VENV)/lib/python3.11/site-packages
 
 setup: apt venv
 
-# Debian packages: speech synthesis, rule-based MT (the corpus targets), audio tools.
+# Debian packages: speech synthesis, rule-based MT (the corpus targets), audio tools, and the
+# German spelling dictionary a test checks every German word of the corpus against.
 apt:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -42,6 +43,7 @@ $(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/es
 	$(PIP) --no-deps espnet==$(ESPNET_VERSION) torchaudio==$(TORCHAUDIO_VERSION)
 	$(PIP) --no-deps -r requirements/test.txt
 	rm -f $(SITE)/torchaudio/lib/*.so
+	$(PIP) -c requirements/constraints.txt Cython  # builds eflomal (sdist only), no isolation
 	$(PIP) -c requirements/constraints.txt --no-build-isolation -e '.[dev,lab]'
 	$(PIP) -c requirements/constraints.txt -r requirements/docs.txt
 	$(PY) -m simul.envcheck

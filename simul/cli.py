@@ -117,7 +117,7 @@ def _corpus_build(args: argparse.Namespace) -> int:
 def _corpus_info(args: argparse.Namespace) -> int:
     from simul.corpus import stats
 
-    return stats.main_info(args.root)
+    return stats.main_info(args.root, split=args.split, reorder=not args.no_reordering)
 
 
 def _corpus_verify(args: argparse.Namespace) -> int:
@@ -260,8 +260,14 @@ def _corpus_commands(commands) -> None:
     _add_quiet(p)
     p.set_defaults(func=_corpus_build)
 
-    p = actions.add_parser("info", help="segments, hours, durations, vocabulary, voices")
+    p = actions.add_parser("info", help="segments, hours, durations, vocabulary, voices, "
+                           "word reordering")
     _add_root(p)
+    p.add_argument("--split", default="dev",
+                   help="split of the reordering figures and samples [%(default)s]")
+    p.add_argument("--no-reordering", action="store_true",
+                   help="skip the reordering figures (they fit eflomal where a pair has no "
+                        "gold links, once per corpus: cached)")
     p.set_defaults(func=_corpus_info)
 
     p = actions.add_parser("verify", help="check every file against manifest.json")

@@ -239,7 +239,7 @@ def test_a_cascade_is_stale_when_either_model_is(cascade_dir, monkeypatch, tmp_p
     models = tmp_path / "models"
     shutil.copytree(cascade_dir.parent, models)
     monkeypatch.setattr(registry, "MODELS_DIR", models)
-    monkeypatch.setattr(build, "BUILDER_VERSION", 7)
+    monkeypatch.setitem(build.PAIR_VERSIONS, "en-es", 7)
     for part, version in (("asr", 7), ("mt", 7)):
         (models / part / "simul.json").write_text(
             json.dumps({"pair": "en-es", "corpus_builder_version": version}))

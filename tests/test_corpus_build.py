@@ -36,17 +36,29 @@ def test_same_seed_gives_identical_files(tiny, tmp_path):
 @pytest.mark.espeak
 @pytest.mark.apertium
 def test_layout_and_reader(tiny):
-    for pair, lang in (("en-es", "es"), ("en-pt", "pt")):
+    for pair, lang in (("en-es", "es"), ("en-pt", "pt"), ("en-de", "de")):
         for split, n in TINY.items():
             txt = tiny / pair / "data" / split / "txt"
+            links = [f"{split}.links"] if pair == "en-de" else []  # gold links: en-de only
             assert sorted(p.name for p in txt.iterdir()) == sorted(
-                [f"{split}.yaml", f"{split}.en", f"{split}.{lang}", f"{split}.align.jsonl"]
+                [f"{split}.yaml", f"{split}.en", f"{split}.{lang}", f"{split}.align.jsonl",
+                 *links]
             )
             segs = load_list(tiny, pair, split)
             assert len(segs) == n
             for s in segs:
                 assert abs(s.audio.size - s.duration_ms * 16) <= 1
                 assert len(s.alignment.words) == len(s.source.split())
+                assert (s.links is not None) == (pair == "en-de")
+    for s in load_list(tiny, "en-de", "train", with_audio=False):
+        # every word of both sides is within the sentence pair, most are linked
+        assert {i for i, _ in s.links} <= set(range(len(s.source.split())))
+        assert len({j for _, j in s.links}) >= 0.8 * len(s.target.split())
+    de = load_list(tiny, "en-de", "dev", with_audio=False)
+    es = load_list(tiny, "en-es", "dev", with_audio=False)
+    assert [s.source for s in de] == [s.source for s in es]
+    for wav in (tiny / "en-de/data/dev/wav").iterdir():  # the same audio, hard-linked
+        assert wav.samefile(tiny / "en-es/data/dev/wav" / wav.name)
     engines = {line.split("engine: ")[1].split(",")[0]
                for line in (tiny / "en-es/data/train/txt/train.yaml").read_text().splitlines()}
     assert engines == {"espeak-ng", "festival"}  # determinism is checked for both engines

@@ -269,9 +269,9 @@ def test_pack_records_the_corpus_version_and_stale_models_are_named(fake_run, tm
     monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
     from simul.corpus.mini import build
 
-    monkeypatch.setattr(build, "BUILDER_VERSION", 1)
+    monkeypatch.setitem(build.PAIR_VERSIONS, "en-es", 1)
     assert registry.corpus_version("tiny") == 1 and not registry.stale("tiny")
-    monkeypatch.setattr(build, "BUILDER_VERSION", 2)
+    monkeypatch.setitem(build.PAIR_VERSIONS, "en-es", 2)
     assert registry.stale("tiny")
 
 
@@ -354,3 +354,23 @@ def test_shipped_translators_leave_out_cascades_and_their_halves(cascade_dir, mo
     assert set(registry.shipped()) == {"asr", "mt", "st", "tiny_cascade"}
     assert registry.shipped_translators() == ["st"]
     assert registry.shipped_cascades() == ["tiny_cascade"]
+
+
+def test_staleness_is_per_pair(fake_run, tmp_path, monkeypatch):
+    """A corpus whose manifest gives each pair's version: a model records its pair's, and a
+    newer version of another pair leaves it current."""
+    corpus = tmp_path / "mini"
+    corpus.mkdir()
+    (corpus / "manifest.json").write_text(json.dumps(
+        {"builder_version": 3, "pair_versions": {"en-es": 2, "en-de": 3}, "files": {}}))
+    out = pack.pack(fake_run[0], "tiny", pair="en-es", n_average=1, out_root=tmp_path,
+                    corpus_root=corpus)
+    assert json.loads((out / "simul.json").read_text())["corpus_builder_version"] == 2
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
+    from simul.corpus.mini import build
+
+    monkeypatch.setattr(build, "BUILDER_VERSION", 3)
+    monkeypatch.setattr(build, "PAIR_VERSIONS", {"en-es": 2, "en-de": 3})
+    assert not registry.stale("tiny")
+    monkeypatch.setattr(build, "PAIR_VERSIONS", {"en-es": 3, "en-de": 3})
+    assert registry.stale("tiny")

@@ -7,12 +7,16 @@ Layout, for a pair such as ``en-de`` and a split such as ``dev``::
     <pair_dir>/data/<split>/txt/<split>.<src>       one source line per segment
     <pair_dir>/data/<split>/txt/<split>.<tgt>       one target line per segment
     <pair_dir>/data/<split>/txt/<split>.align.jsonl optional (mini corpus only)
+    <pair_dir>/data/<split>/txt/<split>.links       optional (mini corpus, en-de only)
 
 A yaml entry looks like
 ``- {duration: 3.5, offset: 16.31, rW: 9, uW: 0, speaker_id: spk.1, wav: ted_1.wav}``
 with ``offset`` and ``duration`` in seconds. Line ``i`` of the optional alignment file is
 ``{"words": [[text, start_ms, end_ms], ...], "phonemes": [[text, start_ms, end_ms], ...]}``
-with times in milliseconds relative to the segment start.
+with times in milliseconds relative to the segment start. Line ``i`` of the optional links
+file is the gold word alignment of segment ``i`` in Pharaoh format, ``"0-0 1-1 2-4 ..."``:
+pairs ``source-target`` of 0-based word indices into the whitespace-split source and target
+lines (target word ``j`` translates source word ``i``).
 
 :func:`load` validates the whole split before it returns, so bad input never causes a
 partial result; every bad-input error is a :class:`CorpusError` naming the file and the
@@ -114,6 +118,8 @@ class Segment:
     target: str
     audio: np.ndarray | None
     alignment: Alignment | None
+    links: tuple[tuple[int, int], ...] | None = None
+    """Gold word alignment, ``(source word, target word)`` index pairs (None: not known)."""
 
 
 @dataclass(frozen=True)
@@ -363,6 +369,20 @@ def _parse_alignment(line: str, where: str) -> Alignment:
     )
 
 
+def _parse_links(line: str, n_src: int, n_tgt: int, where: str) -> tuple[tuple[int, int], ...]:
+    """Parse one Pharaoh line ``"i-j i-j ..."``; every index within its sentence."""
+    links = []
+    for item in line.split():
+        i, sep, j = item.partition("-")
+        if not sep or not i.isdigit() or not j.isdigit():
+            raise CorpusError(f"{where}: {item!r} is not SOURCE-TARGET (two word indices)")
+        if int(i) >= n_src or int(j) >= n_tgt:
+            raise CorpusError(f"{where}: {item!r} points past the {n_src} source or "
+                              f"{n_tgt} target words")
+        links.append((int(i), int(j)))
+    return tuple(links)
+
+
 # --------------------------------------------------------------------------- audio
 
 
@@ -448,6 +468,10 @@ def _plan(split_dir: Path, pair: str, split: str) -> list[_Planned]:
     align_lines = _read_lines(align_path, "alignment") if align_path.exists() else None
     if align_lines is not None:
         texts[align_path] = align_lines
+    links_path = txt / f"{split}.links"
+    links_lines = _read_lines(links_path, "word links") if links_path.exists() else None
+    if links_lines is not None:
+        texts[links_path] = links_lines
     _check_counts(yaml_path, len(entries), texts)
 
     wav_dir = split_dir / "wav"
@@ -462,6 +486,11 @@ def _plan(split_dir: Path, pair: str, split: str) -> list[_Planned]:
         alignment = None
         if align_lines is not None:
             alignment = _parse_alignment(align_lines[index], f"{align_path}: line {index + 1}")
+        links = None
+        if links_lines is not None:
+            links = _parse_links(links_lines[index], len(texts[src_path][index].split()),
+                                 len(texts[tgt_path][index].split()),
+                                 f"{links_path}: line {index + 1}")
         talk = info.talk
         k = per_talk.get(talk, 0)
         per_talk[talk] = k + 1
@@ -477,6 +506,7 @@ def _plan(split_dir: Path, pair: str, split: str) -> list[_Planned]:
             target=texts[tgt_path][index],
             audio=None,
             alignment=alignment,
+            links=links,
         )
         planned.append(_Planned(segment, where, info, frames.start, frames.stop))
     return planned

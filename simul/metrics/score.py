@@ -2,7 +2,8 @@
 
 ``score_records`` computes the metrics of records (read and checked by
 :func:`simul.records.read`: simul's records or a SimulEval ``instances.log``);
-``main_score`` prints them (``simul score RECORDS [--json]``).
+``main_score`` prints them (``simul score RECORDS [--json]``), with the anticipation rate
+(:mod:`simul.metrics.anticipation`) when the records' corpus split has gold word links.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import logging
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from simul.metrics import anticipation
 from simul.metrics.latency import (
     COMPUTATION_AWARE,
     LATENCY,
@@ -23,6 +26,9 @@ from simul.metrics.latency import (
 )
 from simul.metrics.quality import corpus_quality
 from simul.records import Record, check, read
+
+if TYPE_CHECKING:
+    from simul.corpus import Segment
 
 log = logging.getLogger(__name__)
 
@@ -40,15 +46,19 @@ def has_elapsed(record: Record) -> bool:
     return len(record.elapsed) == len(record.delays)
 
 
-def score_records(records: Sequence[Record]) -> dict[str, float | str]:
+def score_records(records: Sequence[Record],
+                  segments: Sequence[Segment | None] | None = None) -> dict[str, float | str]:
     """Corpus quality and latency of ``records``, by metric name.
 
     Keys, in order: BLEU, chrF; the SimulEval metrics (AL, LAAL, DAL, AP, ATD, StartOffset,
     EndOffset, RTF); their ``_CA`` forms when every record has ``elapsed``; the papers'
     variants (AL_N21, AL_N21_orig, AL_orig, AL_M20, AL_M20_CA when every record has ``elapsed``,
     AL_K22); ``length_diff`` (mean hypothesis − reference words, Papi et al. 2022 Table 2);
-    BLEU_signature, chrF_signature; ``n`` (number of records). Latency in ms except AP and
-    RTF (ratios). A latency is NaN when no record has an output word.
+    ``anticipation_rate`` and ``anticipation_rate_seg`` (pooled and per-segment, ratios;
+    :mod:`simul.metrics.anticipation`) only when ``segments`` (the segment each record was
+    decoded from, or None) has gold word links; BLEU_signature, chrF_signature; ``n``
+    (number of records). Latency in ms except AP and RTF (ratios). A latency is NaN when no
+    record has an output word.
     """
     if not records:
         raise ValueError("no records to score")
@@ -82,6 +92,8 @@ def score_records(records: Sequence[Record]) -> dict[str, float | str]:
             scores[f"{name}_CA"] = latency(name, computation_aware=True)
     scores["length_diff"] = sum(len(d) - y for d, y in zip(delays, reference_lengths,
                                                             strict=True)) / len(records)
+    if segments is not None:
+        scores.update(anticipation.corpus_anticipation(records, segments))
     scores["BLEU_signature"] = quality.bleu_signature
     scores["chrF_signature"] = quality.chrf_signature
     scores["n"] = quality.n
@@ -89,11 +101,14 @@ def score_records(records: Sequence[Record]) -> dict[str, float | str]:
 
 
 def main_score(path: str | Path, as_json: bool) -> int:
-    """Print every metric of the records at ``path``: a table, or one JSON object."""
+    """Print every metric of the records at ``path``: a table, or one JSON object.
+
+    The anticipation rate is among them when the records' split has gold word links (their
+    segments found by :func:`simul.metrics.anticipation.linked_segments`)."""
     recs = read(path)
     if not recs:
         raise ValueError(f"{path}: no records")
-    scores = score_records(recs)
+    scores = score_records(recs, anticipation.linked_segments(recs))
     if as_json:
         print(json.dumps({k: None if isinstance(v, float) and math.isnan(v) else v
                           for k, v in scores.items()}, ensure_ascii=False))
@@ -114,6 +129,7 @@ _FIXED_LEGEND = {
             "its signature below)",
     "chrF": "corpus chrF (sacrebleu)",
     "length_diff": "mean hypothesis words − reference words per segment",
+    **anticipation.LEGEND,
 }
 
 
@@ -152,6 +168,8 @@ def _unit(name: str) -> str:
     base = name.removesuffix("_CA")
     if base == "length_diff":
         return "words"
+    if base in anticipation.LEGEND:
+        return "(ratio)"
     if base in MEASURED_IN:
         return "(ratio)" if MEASURED_IN[base] == "ratio" else MEASURED_IN[base]
     return ""  # BLEU, chrF, signatures

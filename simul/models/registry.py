@@ -163,12 +163,17 @@ def corpus_version(name_or_dir: str | Path) -> int | None:
 
 
 def stale(name_or_dir: str | Path) -> bool:
-    """Whether a model was trained on an older mini corpus than the one simul builds now (a
-    cascade: either of its models): its numbers on today's corpus say how much harder the
-    corpus became, not what the papers' policies do with a model that knows its data."""
-    from simul.corpus.mini.build import BUILDER_VERSION
+    """Whether a model was trained on older files of its pair than the mini corpus simul builds
+    now (a cascade: either of its models): its numbers on today's corpus say how much harder
+    the corpus became, not what the papers' policies do with a model that knows its data.
+    Staleness is per pair (:data:`simul.corpus.mini.build.PAIR_VERSIONS`): adding a pair
+    leaves the models of the others current."""
+    from simul.corpus.mini.build import pair_version
 
-    return corpus_version(name_or_dir) != BUILDER_VERSION
+    directory = resolve(name_or_dir)
+    if is_cascade(directory):
+        return any(stale(part) for part in cascade_parts(directory))
+    return corpus_version(directory) != pair_version(info(directory).get("pair", "en-es"))
 
 
 def metrics(name_or_dir: str | Path) -> dict:

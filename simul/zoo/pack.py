@@ -131,7 +131,10 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
 
     corpus = Path(corpus_root or DEFAULT_ROOT)
     if (corpus / manifest.NAME).is_file():  # the corpus the run was exported from
-        info["corpus_builder_version"] = manifest.read(corpus).get("builder_version")
+        # the version of the pair's files (per pair: a new pair leaves the others current)
+        found = manifest.read(corpus)
+        info["corpus_builder_version"] = found.get("pair_versions", {}).get(
+            pair, found.get("builder_version"))
     if run_conf.get("init_param"):
         info["initialized_from"] = []
         for entry in run_conf["init_param"]:  # /…/NAME/model.pth:src:dst → NAME/model.pth:src:dst

@@ -2,10 +2,12 @@
 
 Pipeline: English sentences from the seeded grammar (:mod:`.grammar`), grouped into
 segments of one to three sentences → Spanish and Portuguese by apertium, sentence by
-sentence (:mod:`.translate`), joined per segment → speech by espeak-ng (:mod:`.speech`) or
-festival (:mod:`.festival`), with word and phoneme times from the synthesizer → talks (one
-wav per talk, one speaker per talk, short silences between segments) →
-``<root>/<pair>/data/<split>/{wav,txt}`` for ``en-es`` and ``en-pt``.
+sentence (:mod:`.translate`), and German by the grammar's own German realiser
+(:mod:`.german`), with the gold word links of every German word, joined per segment →
+speech by espeak-ng (:mod:`.speech`) or festival (:mod:`.festival`), with word and phoneme
+times from the synthesizer → talks (one wav per talk, one speaker per talk, short silences
+between segments) → ``<root>/<pair>/data/<split>/{wav,txt}`` for ``en-es``, ``en-pt`` and
+``en-de`` (``en-de`` adds ``<split>.links``: Pharaoh ``source-target`` word pairs).
 
 Like MuST-C's, a segment may hold several sentences, so a target goes on after a "." or
 "?": about half the segments hold one sentence, a third two and the rest three, the
@@ -18,8 +20,8 @@ voice of its own).
 
 The corpus is written into ``<root>.tmp-<pid>`` and renamed into place only when complete,
 with ``manifest.json`` (checksums of every file) written last, so a crash never leaves a
-partial corpus where the reader looks. The audio files of ``en-pt`` are hard links to those
-of ``en-es`` (same speech, other target).
+partial corpus where the reader looks. The audio files of ``en-pt`` and ``en-de`` are hard
+links to those of ``en-es`` (same speech, other target).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import soundfile as sf
@@ -41,15 +44,28 @@ from tqdm import tqdm
 
 from simul.corpus import manifest as manifest_mod
 from simul.corpus.mini import festival, grammar, translate
+from simul.corpus.mini import german as german_mod
 from simul.corpus.mini.festival import Festival, FestivalVoice
 from simul.corpus.mini.speech import TARGET_RATE, Espeak, Voice
 
 #: Bump when a change to the builder changes its output: the reader then calls a corpus stale.
-BUILDER_VERSION = 2
+BUILDER_VERSION = 3
+#: The builder version that last changed each pair's files: a model trained on a pair is
+#: stale only when its pair changed since (version 3 added en-de and left en-es and en-pt
+#: byte-identical).
+PAIR_VERSIONS: dict[str, int] = {"en-es": 2, "en-pt": 2, "en-de": 3}
+
+
+def pair_version(pair: str) -> int:
+    """The builder version of ``pair``'s files (see :data:`PAIR_VERSIONS`)."""
+    return PAIR_VERSIONS.get(pair, BUILDER_VERSION)
+
 
 #: Segments per split (each of one to three sentences).
 SPLITS: dict[str, int] = {"train": 12000, "dev": 500, "tst-COMMON": 500, "tst-HE": 400}
-PAIRS: tuple[str, ...] = ("en-es", "en-pt")
+PAIRS: tuple[str, ...] = ("en-es", "en-pt", "en-de")
+#: Pairs whose targets apertium gives (the others come from the grammar itself).
+APERTIUM_PAIRS: tuple[str, ...] = ("en-es", "en-pt")
 
 #: Sentences per segment and how often: one (about half), two (a third), three.
 SENTENCES_PER_SEGMENT: tuple[tuple[int, float], ...] = ((1, 0.5), (2, 0.33), (3, 0.17))
@@ -106,18 +122,22 @@ def parse_sizes(text: str) -> dict[str, int]:
     return sizes
 
 
-def plan_segments(sizes: dict[str, int], seed: int) -> dict[str, list[tuple[str, ...]]]:
+def plan_segments(sizes: dict[str, int], seed: int,
+                  german: dict[str, tuple[str, list[tuple[int, int]]]] | None = None,
+                  ) -> dict[str, list[tuple[str, ...]]]:
     """Draw each split's segments: tuples of one to three distinct grammar sentences.
 
     Sentences come from one ``Grammar(seed)`` stream and are never shared between segments
     or splits. A segment of n sentences takes the oldest unused sentences of at most
     ``MAX_SENTENCE_WORDS[n]`` words; the sentences left unused at the end are dropped.
+    ``german``, if given, receives the German of every sentence taken, with its links
+    (:func:`simul.corpus.mini.german.translate`).
     """
     g = grammar.Grammar(seed)
     rng = random.Random(f"{seed}:segments")
     counts, weights = zip(*SENTENCES_PER_SEGMENT, strict=True)
     caps = sorted(set(MAX_SENTENCE_WORDS.values()))
-    pools: dict[int, deque[tuple[int, str]]] = {cap: deque() for cap in caps}
+    pools: dict[int, deque[tuple[int, str, Any, Any]]] = {cap: deque() for cap in caps}
     seen: set[str] = set()
     drawn = 0
 
@@ -126,13 +146,16 @@ def plan_segments(sizes: dict[str, int], seed: int) -> dict[str, list[tuple[str,
         while True:
             heads = [(pools[c][0][0], c) for c in caps if c <= cap and pools[c]]
             if heads:
-                return pools[min(heads)[1]].popleft()[1]
-            sentence = g.sentence()
+                _, sentence, tokens, node = pools[min(heads)[1]].popleft()
+                if german is not None:
+                    german[sentence] = german_mod.translate(tokens, node)
+                return sentence
+            sentence, tokens, node = g.parsed()
             if sentence in seen:
                 continue
             seen.add(sentence)
             n_words = len(sentence.split())
-            pools[next(c for c in caps if n_words <= c)].append((drawn, sentence))
+            pools[next(c for c in caps if n_words <= c)].append((drawn, sentence, tokens, node))
             drawn += 1
 
     out: dict[str, list[tuple[str, ...]]] = {}
@@ -253,7 +276,8 @@ def _round_times(spans: list[list]) -> list[list]:
 
 
 def _write_split(pair_dir: Path, split: str, segs: list[dict], src: list[str],
-                 tgt: list[str], tgt_lang: str) -> None:
+                 tgt: list[str], tgt_lang: str,
+                 links: list[list[tuple[int, int]]] | None = None) -> None:
     txt = pair_dir / "data" / split / "txt"
     txt.mkdir(parents=True, exist_ok=True)
     (txt / f"{split}.yaml").write_text("".join(_yaml_line(s) for s in segs))
@@ -264,6 +288,24 @@ def _write_split(pair_dir: Path, split: str, segs: list[dict], src: list[str],
             a = s["align"]
             f.write(json.dumps({"words": _round_times(a["words"]),
                                 "phonemes": _round_times(a["phonemes"])}) + "\n")
+    if links is not None:
+        (txt / f"{split}.links").write_text(
+            "".join(" ".join(f"{i}-{j}" for i, j in pairs) + "\n" for pairs in links))
+
+
+def _segment_german(sentences: tuple[str, ...],
+                    german: dict[str, tuple[str, list[tuple[int, int]]]],
+                    ) -> tuple[str, list[tuple[int, int]]]:
+    """A segment's German and links: its sentences' joined, indices shifted."""
+    words: list[str] = []
+    links: list[tuple[int, int]] = []
+    n_src = 0
+    for sentence in sentences:
+        text, pairs = german[sentence]
+        links += [(i + n_src, j + len(words)) for i, j in pairs]
+        words += text.split()
+        n_src += len(sentence.split())
+    return " ".join(words), links
 
 
 def _speak(jobs: list[tuple[TalkPlan, Path]], workers: int, progress: bool) -> list[list[dict]]:
@@ -295,7 +337,8 @@ def build(root: str | Path, *, seed: int = 0, sizes: dict[str, int] | None = Non
     tmp = root.with_name(f"{root.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        segments = plan_segments(sizes, seed)
+        german: dict[str, tuple[str, list[tuple[int, int]]]] = {}
+        segments = plan_segments(sizes, seed, german)
         sentences = [s for split in sizes for seg in segments[split] for s in seg]
         by_sentence = translate.translate(sentences, ("es", "pt"), workers=workers)
         talks = plan_talks(segments, seed)
@@ -316,10 +359,15 @@ def build(root: str | Path, *, seed: int = 0, sizes: dict[str, int] | None = Non
             for pair in PAIRS:
                 lang = pair.split("-")[1]
                 tgt, k = [], start
-                for seg in segments[split]:
-                    tgt.append(" ".join(by_sentence[lang][k : k + len(seg)]))
-                    k += len(seg)
-                _write_split(tmp / pair, split, segs_by_split[split], src, tgt, lang)
+                links = None
+                if pair in APERTIUM_PAIRS:
+                    for seg in segments[split]:
+                        tgt.append(" ".join(by_sentence[lang][k : k + len(seg)]))
+                        k += len(seg)
+                else:
+                    done = [_segment_german(seg, german) for seg in segments[split]]
+                    tgt, links = [t for t, _ in done], [pairs for _, pairs in done]
+                _write_split(tmp / pair, split, segs_by_split[split], src, tgt, lang, links)
                 if pair != PAIRS[0]:
                     _link_tree(src_dir / split / "wav", tmp / pair / "data" / split / "wav")
             start += n_sent
@@ -328,6 +376,7 @@ def build(root: str | Path, *, seed: int = 0, sizes: dict[str, int] | None = Non
             "seed": seed,
             "sizes": sizes,
             "pairs": list(PAIRS),
+            "pair_versions": {pair: pair_version(pair) for pair in PAIRS},
             "espeak_ng": _espeak_version(),
             "festival": festival.version(),
             "sox": _sox_version(),

@@ -62,6 +62,13 @@ discourse markers); the rare sentence outside ``MIN_WORDS``..``MAX_WORDS`` is dr
 comma rules are weighted so that about 40 % of the sentences have a comma inside, which makes
 them more like the punctuated talks of MuST-C.  All choices go through one ``random.Random``
 over tuples, so a seed fixes the output in every process.
+
+Besides its words, the grammar keeps what it drew (:meth:`Grammar.parsed`): clauses with their
+verb groups and slots, noun phrases, prepositional phrases, relative and subordinate clauses
+and how the sentence joins them (:mod:`simul.corpus.mini.structure`), with the English words
+themselves as leaves.  :mod:`simul.corpus.mini.german` says the same structure in German and
+links each German word to the English words it translates.  Keeping it draws nothing: the
+English of a seed is the same with or without it.
 """
 
 from __future__ import annotations
@@ -71,7 +78,7 @@ from bisect import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from simul.corpus.mini.lexicon import (
     ADJECTIVE_ENTRIES,
@@ -159,6 +166,8 @@ from simul.corpus.mini.lexicon import (
     article,
     tags_of,
 )
+from simul.corpus.mini.structure import NP, PP, Relative, Sentence, Sub, VerbGroup, W
+from simul.corpus.mini.structure import words as _ws
 
 __all__ = ["MAX_WORDS", "MIN_WORDS", "VOCABULARY", "Grammar", "generate"]
 
@@ -205,14 +214,24 @@ class _Phrase:
     plural: bool = False
     tags: frozenset[str] = frozenset()
     head: str = ""
+    node: NP = field(default_factory=lambda: NP("gap"))
 
 
 @dataclass(slots=True)
 class _Slot:
-    """Words after the verb group, with the (wh-phrase, words left behind) that may replace them."""
+    """Words after the verb group, with the (wh-phrase, words left behind) that may replace them.
+
+    ``role`` and ``node`` keep what the words are, for other realisers: "obj" and "pivot" (a
+    noun phrase), "iobj", "pobj", "place", "goal", "loc", "with" (a :class:`PP`), "time",
+    "transport" (the phrase's words), "manner" (the adverb), "adj" and "weather" (predicate
+    words), "job" (a noun phrase), "that" (a :class:`Sub`), "inf" (the infinitive's clause,
+    whose slots follow), "gap" (a wh-question's residue; ``node`` the slot it replaced).
+    """
 
     words: list[str]
     wh: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    role: str = ""
+    node: Any = None
 
 
 @dataclass(slots=True)
@@ -226,6 +245,9 @@ class _Clause:
     adverb: str = ""
     slots: list[_Slot] = field(default_factory=list)
     open_wh: tuple[str, ...] = ()
+    kind: str = ""
+    frame: Frame | None = None
+    group: VerbGroup | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -273,16 +295,12 @@ def _be_past(person: int, plural: bool) -> str:
     return "were" if plural or person == 2 else "was"
 
 
-def _verb_group(
-    verb: Forms | None,
-    tense: str,
-    subject: _Phrase,
-    negative: bool,
-    adverb: str,
-    inverted: bool,
-) -> tuple[str, list[str]]:
-    """The operator (fronted in questions, "" if none) and the rest of the verb group."""
-    person, plural = subject.person, subject.plural
+def _verb_group(clause: _Clause, inverted: bool) -> tuple[str, list[str]]:
+    """The operator (fronted in questions, "" if none) and the rest of the verb group, as
+    :class:`W` words; what each word is goes to ``clause.group``."""
+    verb, tense, negative = clause.verb, clause.tense, clause.negative
+    adverb = W(clause.adverb) if clause.adverb else None
+    person, plural = clause.subject.person, clause.subject.plural
     third = person == 3 and not plural
     if verb is None:
         if tense in ("pres", "prog"):
@@ -296,9 +314,10 @@ def _verb_group(
     elif tense in ("pres", "past"):
         if not negative and not inverted:
             if tense == "past":
-                finite = verb.past
+                finite = W(verb.past)
             else:
-                finite = verb.third if third else verb.base
+                finite = W(verb.third if third else verb.base)
+            clause.group = VerbGroup([], finite, None, adverb)
             return "", [adverb, finite] if adverb else [finite]
         operator = "did" if tense == "past" else "does" if third else "do"
         chain = [operator, verb.base]
@@ -310,10 +329,13 @@ def _verb_group(
         chain = [_be_past(person, plural), verb.ing]
     else:
         chain = ["has" if third else "have", verb.participle]
-    middle = (["not"] if negative else []) + ([adverb] if adverb else [])
+    group = [W(word) for word in chain]
+    negation = W("not") if negative else None
+    clause.group = VerbGroup(group[:-1], group[-1], negation, adverb)
+    middle = ([negation] if negation else []) + ([adverb] if adverb else [])
     if inverted:
-        return chain[0], middle + chain[1:]
-    return "", [chain[0], *middle, *chain[1:]]
+        return group[0], middle + group[1:]
+    return "", [group[0], *middle, *group[1:]]
 
 
 def _slot_words(slots: Sequence[_Slot]) -> list[str]:
@@ -321,9 +343,7 @@ def _slot_words(slots: Sequence[_Slot]) -> list[str]:
 
 
 def _predicate(clause: _Clause) -> list[str]:
-    _, group = _verb_group(
-        clause.verb, clause.tense, clause.subject, clause.negative, clause.adverb, False
-    )
+    _, group = _verb_group(clause, False)
     return group + _slot_words(clause.slots)
 
 
@@ -332,9 +352,7 @@ def _declarative(clause: _Clause) -> list[str]:
 
 
 def _question(clause: _Clause, slots: Sequence[_Slot] | None = None) -> list[str]:
-    operator, rest = _verb_group(
-        clause.verb, clause.tense, clause.subject, clause.negative, clause.adverb, True
-    )
+    operator, rest = _verb_group(clause, True)
     if slots is None:
         slots = clause.slots
     return [operator, *clause.subject.words, *rest, *_slot_words(slots)]
@@ -372,6 +390,31 @@ def _word_count(tokens: Sequence[str]) -> int:
     return sum(token != "," for token in tokens)
 
 
+def node_words(node: NP) -> list[str]:
+    """The English words of a simple noun phrase: determiner, "very", adjectives, noun."""
+    head = [node.det] if node.det else []
+    return [*head, *([node.very] if node.very else []), *node.adjectives, node.noun]
+
+
+def _pronoun(word: str, person: int, plural: bool, tags: frozenset[str]) -> _Phrase:
+    w = W(word)
+    return _Phrase([w], person, plural, tags, node=NP("pronoun", person, plural, tags, word=w))
+
+
+def _coordinate(items: Sequence[_Phrase], person: int, tags: frozenset[str],
+                kind: str = "coord") -> _Phrase:
+    """Noun phrases joined as "A and B" or, for a list, "A, B and C" (plural)."""
+    words: list[str] = []
+    joints: list[W] = []
+    for item in items[:-2]:
+        words += [*item.words, ","]
+    joint = W("and")
+    joints.append(joint)
+    words += [*items[-2].words, joint, *items[-1].words]
+    node = NP(kind, person, True, tags, parts=[item.node for item in items], joints=joints)
+    return _Phrase(words, person, True, tags, node=node)
+
+
 # --------------------------------------------------------------------------------------------
 # The grammar.
 # --------------------------------------------------------------------------------------------
@@ -391,11 +434,16 @@ class Grammar:
 
     def sentence(self) -> str:
         """One sentence, with a capital first letter and a final "." or "?"."""
+        return self.parsed()[0]
+
+    def parsed(self) -> tuple[str, list[str], Sentence]:
+        """One sentence, its words (:class:`W` objects and "," tokens, before capitals and
+        the final stop are added) and its structure."""
         while True:
-            tokens, question = self._sentence()
+            tokens, node = self._sentence()
             tokens = _punctuate(tokens)
             if MIN_WORDS <= _word_count(tokens) <= MAX_WORDS:
-                return _finish(tokens, question)
+                return _finish(tokens, node.question), tokens, node
 
     # ---- lookups -----------------------------------------------------------------------
 
@@ -436,30 +484,35 @@ class Grammar:
 
     # ---- sentences ---------------------------------------------------------------------
 
-    def _sentence(self) -> tuple[list[str], bool]:
+    def _sentence(self) -> tuple[list[str], Sentence]:
         rng = self._rng
         r = rng.random()
         if r < P_YES_NO + P_WH:
-            words = self._yes_no_question() if r < P_YES_NO else self._wh_question()
+            words, node = self._yes_no_question() if r < P_YES_NO else self._wh_question()
+            node.question = True
             if rng.random() < P_QUESTION_MARKER:
-                words = [*_W_QUESTION_MARKERS.pick(rng).split(), ",", *words]
-            question = True
+                marker = _ws(_W_QUESTION_MARKERS.pick(rng))
+                words = [*marker, ",", *words]
+                node = Sentence("marker", marker=marker, inner=node, question=True)
         else:
-            words = self._statement()
-            question = False
+            words, node = self._statement()
         if rng.random() < P_VOCATIVE:
-            words += [",", *_W_VOCATIVES.pick(rng).split()]
-        return words, question
+            address = _ws(_W_VOCATIVES.pick(rng))
+            words += [",", *address]
+            node = Sentence("vocative", marker=address, inner=node, question=node.question)
+        return words, node
 
-    def _statement(self) -> list[str]:
+    def _statement(self) -> tuple[list[str], Sentence]:
         rng = self._rng
         time = _W_TIMES.pick(rng)
-        words = self._declaration(time)
+        words, node = self._declaration(time)
         if rng.random() < P_MARKER:
-            words = [*self._marker(time, words), ",", *words]
-        return words
+            marker = self._marker(time, words)
+            words = [*marker, ",", *words]
+            node = Sentence("marker", marker=marker, inner=node)
+        return words, node
 
-    def _marker(self, time: str, words: Sequence[str]) -> list[str]:
+    def _marker(self, time: str, words: Sequence[str]) -> list[W]:
         """A discourse marker that fits the statement ``words`` of time ``time``.
 
         Its condition must hold (see ``DISCOURSE_MARKERS``) and its last word must not occur in
@@ -470,24 +523,31 @@ class Grammar:
             marker, condition = _W_DISCOURSE_MARKERS.pick(self._rng)
             tokens = marker.split()
             if condition in ("", polarity, time) and tokens[-1] not in words:
-                return tokens
+                return _ws(marker)
 
-    def _declaration(self, time: str) -> list[str]:
+    def _declaration(self, time: str) -> tuple[list[str], Sentence]:
         rng = self._rng
         r = rng.random()
         if r < P_SUBORDINATE:
-            main = _declarative(self._clause(time, 0, neg_p=P_NEGATIVE))
-            sub = self._subordinate(time, 1)
+            clause = self._clause(time, 0, neg_p=P_NEGATIVE)
+            main = _declarative(clause)
+            sub_words, sub = self._subordinate(time, 1)
             if rng.random() < 0.5:
-                return sub + [","] + main
-            return main + sub
+                return sub_words + [","] + main, Sentence("sub_main", clause=clause, sub=sub)
+            return main + sub_words, Sentence("main_sub", clause=clause, sub=sub)
         r -= P_SUBORDINATE
         if r < P_COORDINATION:
-            first = _declarative(self._clause(time, 1, neg_p=P_NEGATIVE))
-            second = _declarative(self._clause(time, 1, neg_p=0.35))
+            first_clause = self._clause(time, 1, neg_p=P_NEGATIVE)
+            first = _declarative(first_clause)
+            second_clause = self._clause(time, 1, neg_p=0.35)
+            second = _declarative(second_clause)
             if rng.random() < 0.55:
-                return first + ["and"] + second
-            return first + [",", "but"] + second
+                joint = W("and")
+                words = first + [joint] + second
+            else:
+                joint = W("but")
+                words = first + [",", joint] + second
+            return words, Sentence("coord", clause=first_clause, joint=joint, second=second_clause)
         r -= P_COORDINATION
         if r < P_VP_COORDINATION:
             return self._vp_coordination(time)
@@ -497,10 +557,11 @@ class Grammar:
             for i, slot in enumerate(clause.slots):
                 if slot.wh and slot.wh[0][0] == ("when",):
                     del clause.slots[i]
-                    return slot.words + [","] + _declarative(clause)
-        return _declarative(clause)
+                    words = slot.words + [","] + _declarative(clause)
+                    return words, Sentence("front", clause=clause, slot=slot)
+        return _declarative(clause), Sentence("clause", clause=clause)
 
-    def _vp_coordination(self, time: str) -> list[str]:
+    def _vp_coordination(self, time: str) -> tuple[list[str], Sentence]:
         rng = self._rng
         tense = _W_TENSES[time].pick(rng)
         kind = _W_CLAUSE_KINDS.pick(rng)
@@ -513,41 +574,50 @@ class Grammar:
             subject=first.subject, tense=first.tense,
             neg_p=0.6 if but else 0.0,
         )
-        return _declarative(first) + ["but" if but else "and"] + _predicate(second)
+        joint = W("but" if but else "and")
+        words = _declarative(first) + [joint] + _predicate(second)
+        return words, Sentence("vp", clause=first, joint=joint, second=second)
 
-    def _yes_no_question(self) -> list[str]:
+    def _yes_no_question(self) -> tuple[list[str], Sentence]:
         rng = self._rng
         time = _W_TIMES.pick(rng)
         clause = self._clause(time, 0, question=True, neg_p=0.03)
         words = _question(clause)
+        sub = None
         if rng.random() < P_QUESTION_SUBORDINATE:
-            words += self._subordinate(time, 1)
-        return words
+            sub_words, sub = self._subordinate(time, 1)
+            words += sub_words
+        return words, Sentence("yes_no", clause=clause, sub=sub)
 
-    def _wh_question(self) -> list[str]:
+    def _wh_question(self) -> tuple[list[str], Sentence]:
         rng = self._rng
         target = _W_WH.pick(rng)
         time = _W_TIMES.pick(rng)
-        words: list[str] | None = None
-        while words is None:
-            words = self._try_wh(target, time)
+        found: tuple[list[str], Sentence] | None = None
+        while found is None:
+            found = self._try_wh(target, time)
+        words, node = found
         if rng.random() < P_QUESTION_SUBORDINATE:
-            words += self._subordinate(time, 1, exclude="because" if target == "why" else "")
-        return words
+            sub_words, node.sub = self._subordinate(
+                time, 1, exclude="because" if target == "why" else ""
+            )
+            words += sub_words
+        return words, node
 
-    def _try_wh(self, target: str, time: str) -> list[str] | None:
+    def _try_wh(self, target: str, time: str) -> tuple[list[str], Sentence] | None:
         rng = self._rng
         if target == "who" and rng.random() < 0.45:
-            who = _Phrase(["who"], 3, False, tags_of("person"))
-            return _declarative(self._clause(time, 0, question=True, subject=who, neg_p=0.05))
+            who = self._wh_phrase("who", tags_of("person"))
+            clause = self._clause(time, 0, question=True, subject=who, neg_p=0.05)
+            return _declarative(clause), Sentence("wh_subject", clause=clause)
         if target == "what" and rng.random() < 0.15:
-            what = _Phrase(["what"], 3, False, tags_of("event"))
+            what = self._wh_phrase("what", tags_of("event"))
             if rng.random() < 0.5:
                 clause = self._build(FRAMES["event"][0], time, 0, subject=what, question=True)
             else:
-                what.tags = tags_of("portable food")
+                what.tags = what.node.tags = tags_of("portable food")
                 clause = self._copula(time, 0, subject=what, question=True, mode="loc")
-            return _declarative(clause)
+            return _declarative(clause), Sentence("wh_subject", clause=clause)
         neg_p = 0.25 if target == "why" else 0.02
         clause = self._clause(time, 0, question=True, neg_p=neg_p, exclude=("there",))
         word = "which" if target in ("what", "who") and rng.random() < P_WHICH else target
@@ -560,13 +630,23 @@ class Grammar:
         if options:
             index, wh, residue = options[int(rng.random() * len(options))]
             slots = list(clause.slots)
-            slots[index] = _Slot(list(residue))
-            return [*wh, *_question(clause, slots)]
+            wh_words, residue_words = [W(w) for w in wh], [W(w) for w in residue]
+            node = Sentence("wh", clause=clause, slot=slots[index], wh=wh_words,
+                            residue=residue_words)
+            slots[index] = _Slot(residue_words, role="gap", node=slots[index])
+            return [*wh_words, *_question(clause, slots)], node
         if target in clause.open_wh:
-            return [target, *_question(clause)]
+            wh_word = W(target)
+            return [wh_word, *_question(clause)], Sentence("wh_adverb", clause=clause,
+                                                           wh=[wh_word])
         return None
 
-    def _subordinate(self, time: str, depth: int, exclude: str = "") -> list[str]:
+    @staticmethod
+    def _wh_phrase(word: str, tags: frozenset[str]) -> _Phrase:
+        w = W(word)
+        return _Phrase([w], 3, False, tags, node=NP("wh", tags=tags, word=w))
+
+    def _subordinate(self, time: str, depth: int, exclude: str = "") -> tuple[list[str], Sub]:
         rng = self._rng
         word = _W_SUBORDINATORS.pick(rng)
         while word == exclude or (word == "if" and time == "past"):
@@ -578,7 +658,9 @@ class Grammar:
             time, depth, neg_p=P_SUBORDINATE_NEGATIVE, tense=tense, adverbial=adverbial,
             embedded=True,
         )
-        return [word, *_declarative(clause)]
+        w = W(word)
+        return [w, *_declarative(clause)], Sub(w, clause)
+
 
     # ---- clauses -----------------------------------------------------------------------
 
@@ -670,40 +752,52 @@ class Grammar:
         slots: list[_Slot] = []
         if kind == "trans":
             o = obj or self._object(frame.objects, depth, subject)
-            slots.append(_Slot(o.words, self._object_wh(o, ())))
+            slots.append(_Slot(o.words, self._object_wh(o, ()), "obj", o.node))
         elif kind == "prep":
             o = obj or self._object(frame.objects, depth, subject)
-            slots.append(_Slot([frame.prep, *o.words], self._object_wh(o, (frame.prep,))))
+            prep = W(frame.prep)
+            slots.append(_Slot([prep, *o.words], self._object_wh(o, (frame.prep,)), "pobj",
+                               PP("pobj", prep, o.node)))
         elif kind == "place":
             o = obj or self._noun_phrase(frame.objects, depth + 1, ground=True)
-            slots.append(_Slot([frame.prep, *o.words], ((("where",), ()),)))
+            prep = W(frame.prep)
+            slots.append(_Slot([prep, *o.words], ((("where",), ()),), "place",
+                               PP("loc", prep, o.node)))
         elif kind == "motion":
             slots.append(self._goal(frame, depth))
             if frame.verb in TRANSPORT_VERBS and "person" in subject.tags and rng.random() < 0.2:
-                slots.append(_Slot(list(rng.choice(TRANSPORT)), ((("how",), ()),)))
+                means = [W(word) for word in rng.choice(TRANSPORT)]
+                slots.append(_Slot(means, ((("how",), ()),), "transport", means))
         elif kind == "ditr":
             recipient = self._object(frame.recipient, depth + 1, subject)
             theme = obj or self._noun_phrase(frame.objects, depth)
             if len(recipient.words) <= 3 and rng.random() < 0.55:
-                slots.append(_Slot(recipient.words))
-                slots.append(_Slot(theme.words, self._object_wh(theme, ())))
+                slots.append(_Slot(recipient.words, (), "iobj", PP("iobj", None, recipient.node)))
+                slots.append(_Slot(theme.words, self._object_wh(theme, ()), "obj", theme.node))
             else:
-                slots.append(_Slot(theme.words, self._object_wh(theme, ())))
+                slots.append(_Slot(theme.words, self._object_wh(theme, ()), "obj", theme.node))
+                prep = W(frame.prep)
                 slots.append(
-                    _Slot([frame.prep, *recipient.words], self._object_wh(recipient, (frame.prep,)))
+                    _Slot([prep, *recipient.words], self._object_wh(recipient, (frame.prep,)),
+                          "iobj", PP("iobj", prep, recipient.node))
                 )
         elif kind == "that":
             if frame.recipient:
-                slots.append(_Slot(self._object(frame.recipient, depth + 1, subject).words))
+                recipient = self._object(frame.recipient, depth + 1, subject)
+                slots.append(_Slot(recipient.words, (), "iobj", PP("iobj", None, recipient.node)))
             past = tense in ("past", "pastprog")
             embedded = self._clause(
                 "past" if past else _W_TIMES.pick(rng), depth + 1, neg_p=P_NEGATIVE, embedded=True
             )
-            slots.append(_Slot(["that", *_declarative(embedded)], ((("what",), ()),)))
+            that = W("that")
+            slots.append(_Slot([that, *_declarative(embedded)], ((("what",), ()),), "that",
+                               Sub(that, embedded)))
         elif kind == "inf" and inner is not None:
             clause = self._build(inner, time, depth + 1, subject=subject, finite=False)
             assert clause.verb is not None
-            slots.append(_Slot(["to", clause.verb.base]))
+            to, verb = W("to"), W(clause.verb.base)
+            clause.group = VerbGroup([to], verb)
+            slots.append(_Slot([to, verb], (), "inf", clause))
             slots.extend(clause.slots)
 
         agentive = not frame.stative and bool(subject.tags & AGENT_TAGS)
@@ -711,14 +805,17 @@ class Grammar:
         open_wh = ("when", "why", "where", "how") if agentive and not clausal else ("when", "why")
         if not clausal:
             if agentive and rng.random() < P_MANNER[d]:
-                slots.append(_Slot([rng.choice(MANNER_ADVERBS)], ((("how",), ()),)))
+                manner = W(rng.choice(MANNER_ADVERBS))
+                slots.append(_Slot([manner], ((("how",), ()),), "manner", manner))
             located = agentive or "event" in subject.tags
             if located and kind not in ("place", "motion") and rng.random() < P_LOCATION[d]:
-                slots.append(_Slot(self._location(subject.tags, depth + 1), ((("where",), ()),)))
+                slots.append(self._location(subject.tags, depth + 1))
             if agentive and "person" in subject.tags and rng.random() < P_COMPANION[d]:
                 prep = "with" if rng.random() < 0.6 else "for"
                 companion = self._noun_phrase(tags_of("person"), depth + 1)
-                slots.append(_Slot([prep, *companion.words], ((("who",), (prep,)),)))
+                w = W(prep)
+                slots.append(_Slot([w, *companion.words], ((("who",), (prep,)),), "with",
+                                   PP(prep, w, companion.node)))
         negative = False
         adverb = ""
         if finite:
@@ -727,10 +824,10 @@ class Grammar:
                 adverb = rng.choice(PRE_ADVERBS[(tense, question)])
             if rng.random() < P_TIME[d]:
                 key = adverbial or tense
-                phrase = rng.choice(TIME_ADVERBIALS[key])
-                slots.append(_Slot(phrase.split(), ((("when",), ()),)))
+                phrase = _ws(rng.choice(TIME_ADVERBIALS[key]))
+                slots.append(_Slot(phrase, ((("when",), ()),), "time", phrase))
         return _Clause(
-            subject, VERB_FORMS[frame.verb], tense, negative, adverb, slots, open_wh
+            subject, VERB_FORMS[frame.verb], tense, negative, adverb, slots, open_wh, kind, frame
         )
 
     def _copula(
@@ -771,42 +868,48 @@ class Grammar:
         if mode == "adj" and rng.random() < P_ADJECTIVE_LIST:
             listed = self._adjective_list(self._adjectives_for(subject.tags))
         if listed is not None:
-            slots.append(_Slot(listed))
+            slots.append(_Slot(listed, (), "adj", listed))
         elif mode == "adj":
             adjectives = self._adjectives_for(subject.tags)
             first = rng.choice(adjectives)
             r = rng.random()
             if r < 0.25 and first.gradable:
-                slots.append(_Slot(["very", first.word]))
+                predicate = _ws(f"very {first.word}")
+                slots.append(_Slot(predicate, (), "adj", predicate))
             elif r < 0.4:
                 second = rng.choice(adjectives)
                 if second.word == first.word:
-                    slots.append(_Slot([first.word]))
+                    predicate = [W(first.word)]
                 else:
-                    slots.append(_Slot([first.word, "and", second.word]))
+                    predicate = _ws(f"{first.word} and {second.word}")
+                slots.append(_Slot(predicate, (), "adj", predicate))
             else:
                 wh = ((("how", first.word), ()),) if first.gradable else ()
-                slots.append(_Slot([first.word], wh))
+                predicate = [W(first.word)]
+                slots.append(_Slot(predicate, wh, "adj", predicate))
         elif mode == "loc":
-            slots.append(_Slot(self._location(subject.tags, depth + 1), ((("where",), ()),)))
+            slots.append(self._location(subject.tags, depth + 1))
             open_wh = ("why", "when")
         else:
             noun = rng.choice(self._nouns(tags_of("job")))
             adjectives = self._adjectives(noun, depth + 1)
+            node = NP("noun", tags=noun.tags, lemma=noun.singular, plural=subject.plural)
+            self._describe(node, adjectives)
             if subject.plural:
-                slots.append(_Slot([*adjectives, noun.plural]))
+                node.noun = W(noun.plural)
+                slots.append(_Slot([*node_words(node)], (), "job", node))
             else:
-                slots.append(_Slot([article((adjectives or [noun.singular])[0]), *adjectives,
-                                    noun.singular]))
+                node.noun = W(noun.singular)
+                node.det = W(article((adjectives or [noun.singular])[0]))
+                slots.append(_Slot([*node_words(node)], (), "job", node))
         negative = rng.random() < neg_p
         adverb = ""
         if not negative and not question and rng.random() < P_ADVERB:
             adverb = rng.choice(COPULA_ADVERBS[tense])
         if rng.random() < P_TIME[d]:
-            slots.append(
-                _Slot(rng.choice(TIME_ADVERBIALS[adverbial or tense]).split(), ((("when",), ()),))
-            )
-        return _Clause(subject, None, tense, negative, adverb, slots, open_wh)
+            phrase = _ws(rng.choice(TIME_ADVERBIALS[adverbial or tense]))
+            slots.append(_Slot(phrase, ((("when",), ()),), "time", phrase))
+        return _Clause(subject, None, tense, negative, adverb, slots, open_wh, "copula")
 
     def _adjective_list(self, adjectives: Sequence[Adjective]) -> list[str] | None:
         """Three predicate adjectives: "big, quiet and friendly" (at most one of each size, age
@@ -816,24 +919,30 @@ class Grammar:
             if adjective.rank == 0 or all(adjective.rank != p.rank for p in picked):
                 picked.append(adjective)
                 if len(picked) == 3:
-                    return [picked[0].word, ",", picked[1].word, "and", picked[2].word]
+                    return [W(picked[0].word), ",", W(picked[1].word), W("and"),
+                            W(picked[2].word)]
         return None
 
     def _existential(self, time: str, depth: int, *, tense: str, adverbial: str) -> _Clause:
         rng = self._rng
         tense = self._tense(time, tense, True)
         pivot = self._noun_phrase(LOCATUM_TAGS, depth + 1, indefinite=True)
-        subject = _Phrase(["there"], 3, pivot.plural)
-        slots = [_Slot(pivot.words), _Slot(self._location(pivot.tags, depth + 1))]
+        there = W("there")
+        subject = _Phrase([there], 3, pivot.plural, node=NP("there", word=there))
+        location = self._location(pivot.tags, depth + 1)
+        location.wh = ()
+        slots = [_Slot(pivot.words, (), "pivot", pivot.node), location]
         if rng.random() < P_TIME[min(depth, MAX_DEPTH)]:
-            slots.append(_Slot(rng.choice(TIME_ADVERBIALS[adverbial or tense]).split()))
-        return _Clause(subject, None, tense, False, "", slots, ())
+            phrase = _ws(rng.choice(TIME_ADVERBIALS[adverbial or tense]))
+            slots.append(_Slot(phrase, (), "time", phrase))
+        return _Clause(subject, None, tense, False, "", slots, (), "there")
 
     def _weather(
         self, time: str, depth: int, *, question: bool, neg_p: float, tense: str, adverbial: str
     ) -> _Clause:
         rng = self._rng
-        it = _Phrase(["it"], 3, False, tags_of("weather"))
+        word = W("it")
+        it = _Phrase([word], 3, False, tags_of("weather"), node=NP("it", word=word))
         if rng.random() < 0.5:
             tense = self._tense(time, tense, False)
             slots: list[_Slot] = []
@@ -843,17 +952,18 @@ class Grammar:
             tense = self._tense(time, tense, True)
             adjective = rng.choice(WEATHER_ADJECTIVES)
             if rng.random() < 0.25:
-                slots = [_Slot(["very", adjective])]
+                predicate = _ws(f"very {adjective}")
+                slots = [_Slot(predicate, (), "weather", predicate)]
             else:
-                slots = [_Slot([adjective], ((("how", adjective), ()),))]
+                predicate = [W(adjective)]
+                slots = [_Slot(predicate, ((("how", adjective), ()),), "weather", predicate)]
             verb = None
             open_wh = ("why",)
         negative = rng.random() < neg_p
         if rng.random() < P_TIME[min(depth, MAX_DEPTH)] + 0.2:
-            slots.append(
-                _Slot(rng.choice(TIME_ADVERBIALS[adverbial or tense]).split(), ((("when",), ()),))
-            )
-        return _Clause(it, verb, tense, negative, "", slots, open_wh)
+            phrase = _ws(rng.choice(TIME_ADVERBIALS[adverbial or tense]))
+            slots.append(_Slot(phrase, ((("when",), ()),), "time", phrase))
+        return _Clause(it, verb, tense, negative, "", slots, open_wh, "weather")
 
     # ---- phrases -----------------------------------------------------------------------
 
@@ -864,19 +974,20 @@ class Grammar:
         if "person" in tags:
             if r < P_SUBJECT_PRONOUN:
                 word, person, plural = _W_SUBJECT_PRONOUNS.pick(rng)
-                return _Phrase([word], person, plural, tags_of("person"))
+                return _pronoun(word, person, plural, tags_of("person"))
             r -= P_SUBJECT_PRONOUN
             if r < P_COORDINATED_SUBJECT[d]:
                 first = self._noun_phrase(tags_of("person"), depth + 1)
                 if rng.random() < 0.3:
-                    return _Phrase([*first.words, "and", "I"], 1, True, tags_of("person"))
+                    second = _pronoun("I", 1, False, tags_of("person"))
+                    return _coordinate([first, second], 1, tags_of("person"))
                 second = self._noun_phrase(tags_of("person"), depth + 1)
-                return _Phrase([*first.words, "and", *second.words], 3, True, tags_of("person"))
+                return _coordinate([first, second], 3, tags_of("person"))
             r -= P_COORDINATED_SUBJECT[d]
         elif "animal" in tags:
             if r < 0.08:
                 plural = rng.random() < 0.3
-                return _Phrase(["they" if plural else "it"], 3, plural, tags_of("animal"))
+                return _pronoun("they" if plural else "it", 3, plural, tags_of("animal"))
             r -= 0.08
         if r < P_LIST_SUBJECT[d]:
             listed = self._list(tags, depth, subject=True)
@@ -889,7 +1000,7 @@ class Grammar:
         if "person" in tags and rng.random() < P_OBJECT_PRONOUN:
             word, person, plural = rng.choice(OBJECT_PRONOUNS)
             if person == 3 or person != subject.person:
-                return _Phrase([word], person, plural, tags_of("person"))
+                return _pronoun(word, person, plural, tags_of("person"))
         if rng.random() < P_LIST_OBJECT[min(depth, MAX_DEPTH)]:
             listed = self._list(tags, depth)
             if listed is not None:
@@ -915,13 +1026,9 @@ class Grammar:
         nouns = rng.sample(self._nouns(category), size - with_i)
         items = [self._noun_phrase(category, depth + 1, noun=noun, simple=True) for noun in nouns]
         if with_i:
-            items.append(_Phrase(["I"], 1, False, tags_of("person")))
-        words: list[str] = []
-        for item in items[:-2]:
-            words += [*item.words, ","]
-        words += [*items[-2].words, "and", *items[-1].words]
+            items.append(_pronoun("I", 1, False, tags_of("person")))
         common = frozenset.intersection(*(item.tags for item in items))
-        return _Phrase(words, 1 if with_i else 3, True, common)
+        return _coordinate(items, 1 if with_i else 3, common, kind="list")
 
     @staticmethod
     def _object_wh(
@@ -968,15 +1075,20 @@ class Grammar:
         det = "a" if indefinite and noun.plural and not plural else table.pick(rng)
         if det == "a":
             det = article((adjectives or [form])[0])
-        words = [det, *adjectives, form] if det else [*adjectives, form]
+        node = NP("noun", 3, plural, noun.tags, noun=W(form), lemma=noun.singular,
+                  mass=not noun.plural, det=W(det) if det else None)
+        self._describe(node, adjectives)
+        words: list[str] = node_words(node)
         head = form if noun.plural else ""
         if simple:
-            return _Phrase(words, 3, plural, noun.tags, head)
+            return _Phrase(words, 3, plural, noun.tags, head, node)
         with_pp = rng.random() < P_NOUN_PP[d]
         if with_pp:
-            words += self._noun_pp(noun, depth + 1)
+            pp_words, node.pp = self._noun_pp(noun, depth + 1)
+            words += pp_words
         if rng.random() < P_RELATIVE[d]:
-            words += self._relative(noun, plural, depth + 1)
+            relative_words, node.relative = self._relative(noun, plural, depth + 1)
+            words += relative_words
         elif (
             nonrestrictive and det in DEFINITE_DETERMINERS and not with_pp
             and rng.random() < P_NONRESTRICTIVE[d]
@@ -984,8 +1096,20 @@ class Grammar:
             # Only right after the head noun, so that the clause cannot be read as describing
             # the noun of a prepositional phrase; set off by commas on both sides, and
             # _punctuate drops the closing one where the sentence ends or a comma follows anyway.
-            words += [",", *self._relative(noun, plural, depth + 1, nonrestrictive=True), ","]
-        return _Phrase(words, 3, plural, noun.tags, head)
+            relative_words, node.relative = self._relative(
+                noun, plural, depth + 1, nonrestrictive=True
+            )
+            node.nonrestrictive = True
+            words += [",", *relative_words, ","]
+        return _Phrase(words, 3, plural, noun.tags, head, node)
+
+    @staticmethod
+    def _describe(node: NP, adjectives: Sequence[str]) -> None:
+        """Put the adjective words ``adjectives`` ("very" first, if any) on ``node``."""
+        if adjectives and adjectives[0] == "very":
+            node.very = W("very")
+            adjectives = adjectives[1:]
+        node.adjectives = [W(word) for word in adjectives]
 
     def _adjectives(self, noun: Noun, depth: int) -> list[str]:
         rng = self._rng
@@ -1007,10 +1131,10 @@ class Grammar:
             words.insert(0, "very")
         return words
 
-    def _noun_pp(self, noun: Noun, depth: int) -> list[str]:
+    def _noun_pp(self, noun: Noun, depth: int) -> tuple[list[str], PP | None]:
         rules = self._rules("noun", noun.tags)
         if rules is None:
-            return []
+            return [], None
         rule = rules.pick(self._rng)
         # No non-restrictive clause on the ground: its closing comma would make the relative
         # clause of the host look non-restrictive too ("the cup on the table, which ...,
@@ -1018,36 +1142,44 @@ class Grammar:
         ground = self._noun_phrase(
             rule.ground, depth, ground=True, avoid=noun.singular, nonrestrictive=False
         )
-        return [rule.prep, *ground.words]
+        prep = W(rule.prep)
+        return [prep, *ground.words], PP("noun", prep, ground.node)
 
-    def _location(self, tags: frozenset[str], depth: int) -> list[str]:
+    def _location(self, tags: frozenset[str], depth: int) -> _Slot:
+        """Where someone or something is: a slot that "where" can question."""
         rng = self._rng
         if "person" in tags and rng.random() < 0.06:
-            return ["at", "home"]
+            at, home = W("at"), W("home")
+            return _Slot([at, home], ((("where",), ()),), "loc", PP("loc", at, None, home))
         rules = self._rules("location", tags)
         if rules is None:
             rules = self._rules("location", tags_of("person"))
             assert rules is not None
         rule = rules.pick(rng)
-        return [rule.prep, *self._noun_phrase(rule.ground, depth, ground=True).words]
+        prep = W(rule.prep)
+        ground = self._noun_phrase(rule.ground, depth, ground=True)
+        return _Slot([prep, *ground.words], ((("where",), ()),), "loc",
+                     PP("loc", prep, ground.node))
 
     def _goal(self, frame: Frame, depth: int) -> _Slot:
         rng = self._rng
         r = rng.random()
         if r < 0.12:
-            words = ["home"]
-        elif r < 0.8:
-            words = ["to", *self._noun_phrase(tags_of("goal"), depth + 1, ground=True).words]
+            home = W("home")
+            return _Slot([home], ((("where",), ()),), "goal", PP("goal", None, None, home))
+        if r < 0.8:
+            prep, goal = "to", self._noun_phrase(tags_of("goal"), depth + 1, ground=True)
         elif r < 0.9 and frame.verb in INTO_VERBS:
+            prep = "into"
             goal = self._noun_phrase(tags_of("room building"), depth + 1, ground=True)
-            words = ["into", *goal.words]
         else:
-            words = ["across", *self._noun_phrase(tags_of("across"), depth + 1, ground=True).words]
-        return _Slot(words, ((("where",), ()),))
+            prep, goal = "across", self._noun_phrase(tags_of("across"), depth + 1, ground=True)
+        w = W(prep)
+        return _Slot([w, *goal.words], ((("where",), ()),), "goal", PP("goal", w, goal.node))
 
     def _relative(
         self, noun: Noun, plural: bool, depth: int, *, nonrestrictive: bool = False
-    ) -> list[str]:
+    ) -> tuple[list[str], Relative]:
         """A relative clause on ``noun``; a non-restrictive one takes "who" or "which", never
         "that"."""
         rng = self._rng
@@ -1058,25 +1190,26 @@ class Grammar:
         else:
             pronoun = "which" if rng.random() < 0.5 else "that"
         time = _W_TIMES.pick(rng)
-        head = _Phrase([], 3, plural, noun.tags)
+        word = W(pronoun)
+        head = _Phrase([], 3, plural, noun.tags, node=NP("gap", 3, plural, noun.tags))
         r = rng.random()
         if r < 0.45:
             frames = [f for k in _RELATIVE_SUBJECT_KINDS for f in self._frames(k, noun.tags)]
             if frames:
                 frame = frames[int(rng.random() * len(frames))]
                 clause = self._build(frame, time, depth, subject=head, neg_p=0.08)
-                return [pronoun, *_predicate(clause)]
+                return [word, *_predicate(clause)], Relative(word, clause, head.node)
         elif r < 0.8:
             frames = [
                 f for k in _RELATIVE_OBJECT_KINDS for f in self._frames(k, noun.tags, "object")
             ]
             if frames:
                 frame = frames[int(rng.random() * len(frames))]
-                gap = _Phrase([], 3, plural, noun.tags)
+                gap = _Phrase([], 3, plural, noun.tags, node=NP("gap", 3, plural, noun.tags))
                 clause = self._build(frame, time, depth, obj=gap, neg_p=0.05)
-                return [pronoun, *_declarative(clause)]
+                return [word, *_declarative(clause)], Relative(word, clause, gap.node)
         clause = self._copula(time, depth, subject=head, neg_p=0.05)
-        return [pronoun, *_predicate(clause)]
+        return [word, *_predicate(clause)], Relative(word, clause, head.node)
 
 
 # --------------------------------------------------------------------------------------------
