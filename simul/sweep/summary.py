@@ -49,7 +49,7 @@ def _summarize(spec: Spec, jobs: list[_Job], fingerprint: dict) -> pd.DataFrame:
             rows.append({
                 "model": job.ref.label, "split": job.split, "policy": setting.policy,
                 "setting": setting.slug, **{f"param_{k}": v for k, v in setting.params},
-                **_renamed(score_records(records)),
+                **_renamed(score_records(records, job.segments)),  # en-de: anticipation
                 "records": str(path.relative_to(spec.output)),
                 "from_store": stored, "decoded": len(records) - stored,
                 "model_checksum": job.ref.checksum,
