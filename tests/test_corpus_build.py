@@ -84,6 +84,14 @@ def test_manifest_detects_damage_and_staleness(tiny, tmp_path):
     en.unlink()
     with pytest.raises(CorpusError, match=r"dev\.en: listed in .*manifest\.json but missing"):
         check_built(copy)
+    # German targets and gold links are checked on every load too
+    for name in ("dev.de", "dev.links"):
+        other = tmp_path / name
+        shutil.copytree(tiny, other)
+        text = other / "en-de" / "data" / "dev" / "txt" / name
+        text.write_text(text.read_text().replace("1", "2", 1).replace("e", "a", 1))
+        with pytest.raises(CorpusError, match=rf"{name}: checksum differs"):
+            check_built(other)
     # built by another builder version
     m = json.loads((copy / "manifest.json").read_text())
     m["builder_version"] = -1

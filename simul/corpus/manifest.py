@@ -13,7 +13,7 @@ from pathlib import Path
 from simul.corpus.mustc import CorpusError
 
 NAME = "manifest.json"
-_TEXT_SUFFIXES = (".yaml", ".jsonl", ".en", ".es", ".pt")
+_TEXT_SUFFIXES = (".yaml", ".jsonl", ".en", ".es", ".pt", ".de", ".links")
 
 
 def sha256(path: Path) -> str:
