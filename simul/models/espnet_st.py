@@ -32,7 +32,7 @@ import torch
 import yaml
 
 from simul.metrics import units
-from simul.models import decoder_scorers
+from simul.models import decoder_scorers, parent
 from simul.models import device as devices
 from simul.models.espnet_env import import_espnet
 
@@ -105,7 +105,8 @@ def resolve_model_dir(model_dir: str | Path) -> tuple[Path, Path]:
     if not pths:
         raise ModelError(f"{config.parent}: no model file (*.pth) beside config.yaml")
     ave = [p for p in pths if "ave" in p.name]
-    return config, (ave or pths)[0]
+    # a model that ships only what it changed is completed from its parent
+    return config, parent.assembled(model_dir, (ave or pths)[0])
 
 
 class ESPnetST:

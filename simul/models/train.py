@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 
 from simul.corpus import DEFAULT_ROOT
-from simul.models import prepare, registry
+from simul.models import parent, prepare, registry
 
 RECIPES = Path(__file__).with_name("recipes")
 DEFAULT_RUNS = Path(os.environ.get("SIMUL_RUNS", Path.home() / ".cache" / "simul" / "runs"))
@@ -51,7 +51,7 @@ def load_recipe(name: str) -> dict:
 
 #: Files of a shipped model that a run may start from (weights, config with its units, and
 #: the SentencePiece models).
-_START_FILES = ("config.yaml", "model.pth", "bpe.model", "src_bpe.model")
+_START_FILES = ("config.yaml", "model.pth", "bpe.model", "src_bpe.model", "simul.json")
 
 
 def apply_overrides(recipe: dict, overrides=()) -> dict:
@@ -214,7 +214,8 @@ def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] |
                         f"its {key} differs from this run's ({len(shipped.get(key) or [])} vs "
                         f"{len(token_lists.get(key) or [])} units); copy its unit-free parts "
                         "instead (e.g. decoder.decoder and decoder.att_list of an RNN decoder)")
-        out += [f"{path}:{m}:{m}" for m in modules]
+        whole = parent.assembled(path.parent, path)  # a child model: with its parent's modules
+        out += [f"{whole}:{m}:{m}" for m in modules]
     return out
 
 

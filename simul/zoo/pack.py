@@ -17,6 +17,7 @@ import torch
 import yaml
 from tqdm import tqdm
 
+from simul.models import parent as parent_mod
 from simul.models.registry import MODELS_DIR, config_task
 from simul.zoo.curves import DEV_CURVE, dev_score, learning_curve, plot_curve
 
@@ -99,6 +100,38 @@ def run_task(exp_dir: Path, conf: dict) -> str:
     return config_task(conf)
 
 
+def child_of_parent(run_conf: dict, state: dict, models_dir: Path,
+                    name: str) -> tuple[dict | None, dict]:
+    """(``parent`` entry, the state to ship) for a run that froze modules copied from one
+    shipped model (ESPnet ``freeze_param`` ⊆ the modules of its ``init_param`` entries from
+    that model): the child ships only what it changed (:mod:`simul.models.parent`). A run
+    without frozen modules, or whose frozen modules no longer match the shipped model (it
+    was retrained since), ships whole: ``(None, state)``."""
+    frozen = list(run_conf.get("freeze_param") or [])
+    if not frozen:
+        return None, state
+    sources: dict[str, set[str]] = {}
+    for entry in run_conf.get("init_param") or []:
+        path, src, *dst = entry.split(":")
+        model = Path(path).parent.name.split("@")[0]
+        if (dst[0] if dst else src) == src:
+            sources.setdefault(model, set()).add(src)
+    for model, modules in sources.items():
+        parent_file = models_dir / model / "model.pth"
+        if model == name or not parent_file.is_file() or not set(frozen) <= modules:
+            continue
+        try:
+            whole = parent_mod.assembled(parent_file.parent, parent_file)  # a child too?
+            own = parent_mod.split(state, torch.load(whole, map_location="cpu"),
+                                   sorted(frozen), where=f"{name} (parent {model})")
+        except parent_mod.ParentError as e:
+            print(f"{name}: shipped whole: {e}")
+            return None, state
+        return {"model": model, "sha256": parent_mod.sha256(parent_file),
+                "modules": sorted(frozen)}, own
+    return None, state
+
+
 def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
          out_root: Path = MODELS_DIR, command: str = "", dev_utterances: int = 0,
          corpus_root=None, progress: bool = True, float16: bool = True) -> Path:
@@ -123,10 +156,14 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
     snapshots = epoch_files(exp_dir)
     files = snapshots[-n_average:]
     state = average(files)
-    torch.save(half(state) if float16 else state, out / "model.pth")
+    stored = half(state) if float16 else state
+    parent_entry, stored = child_of_parent(run_conf, stored, out_root, name)
+    torch.save(stored, out / "model.pth")
     curve = learning_curve(exp_dir, task)
     info = {"pair": pair, "task": task, "averaged": [f.name for f in files], "command": command,
             "run": str(exp_dir), "stored": "float16" if float16 else "float32"}
+    if parent_entry is not None:
+        info[parent_mod.KEY] = parent_entry
     from simul.corpus import DEFAULT_ROOT, manifest
 
     corpus = Path(corpus_root or DEFAULT_ROOT)
@@ -148,6 +185,7 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
                                          "word_ms": dec.get("word_ms", 280.0),
                                          "frame_ms": dec.get("frame_ms", 80.0),
                                          "detection": "fixed"}
+    (out / "simul.json").write_text(json.dumps(info, indent=1) + "\n")  # the loader reads it
     if dev_utterances > 0:
         import tempfile
 
