@@ -118,6 +118,9 @@ def _tokens(spec: dict, text: Path, out: Path, *, side: str = "target", name: st
     out.mkdir(parents=True, exist_ok=True)
     if "from" in spec:
         src = model_source(spec["from"], name, workdir)
+        if not (src / "config.yaml").is_file():
+            raise ValueError(f"recipe {name}: units from {spec['from'].get('model')}: "
+                             f"{src / 'config.yaml'} missing — train and pack it first")
         conf = yaml.safe_load((src / "config.yaml").read_text())
         key, kind, sp = (("token_list", "token_type", "bpe.model") if side == "target"
                          else ("src_token_list", "src_token_type", "src_bpe.model"))
