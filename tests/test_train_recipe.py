@@ -135,3 +135,13 @@ def test_every_recipe_builds_its_espnet_model(name, tmp_path, monkeypatch):
     args = espnet_task.get_parser().parse_args(["--config", str(tmp_path / "config.yaml")])
     model = espnet_task.build_model(args)
     assert sum(p.numel() for p in model.parameters()) > 100_000
+
+
+def test_units_from_a_model_not_yet_shipped_are_refused_in_one_line(tmp_path, monkeypatch):
+    from simul.models import registry
+
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path / "models")
+    with pytest.raises(ValueError, match=r"recipe new: units from later: .*later/config\.yaml "
+                                         r"missing — train and pack it first"):
+        train._tokens({"from": {"model": "later"}}, tmp_path / "text", tmp_path / "tok",
+                      name="new")
