@@ -124,3 +124,17 @@ def test_a_run_starts_from_a_child_model_whole(family, monkeypatch):
     path = entries[0].rsplit(":", 2)[0]
     assert entries[0].endswith(":encoder:encoder") and path != str(models / "child" / "model.pth")
     assert sorted(torch.load(path)) == sorted(whole)
+
+
+def test_a_model_packed_elsewhere_names_the_shipped_parent(tmp_path, monkeypatch):
+    from simul.zoo import pack as pack_mod
+
+    shipped = tmp_path / "shipped"
+    (shipped / "mother").mkdir(parents=True)
+    mother = _state(4)
+    torch.save(mother, shipped / "mother" / "model.pth")
+    monkeypatch.setattr(pack_mod, "MODELS_DIR", shipped)
+    run_conf = {"freeze_param": ["encoder"],
+                "init_param": ["/x/start/mother@abc1234/model.pth:encoder:encoder"]}
+    entry, own = pack.child_of_parent(run_conf, mother, tmp_path / "probes", "probe")
+    assert entry["model"] == "mother" and "encoder.w" not in own

@@ -117,7 +117,10 @@ def child_of_parent(run_conf: dict, state: dict, models_dir: Path,
         if (dst[0] if dst else src) == src:
             sources.setdefault(model, set()).add(src)
     for model, modules in sources.items():
+        # beside the packed model (a family packed elsewhere), else the shipped one
         parent_file = models_dir / model / "model.pth"
+        if not parent_file.is_file():
+            parent_file = MODELS_DIR / model / "model.pth"
         if model == name or not parent_file.is_file() or not set(frozen) <= modules:
             continue
         try:
