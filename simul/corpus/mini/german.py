@@ -507,12 +507,8 @@ class Realiser:
         field_items.sort(key=lambda item: item[0])
         middle = [t for _, toks in field_items for t in toks]
         tense = german_tense(clause.tense, verb, after)
-        if clause.group.aux and clause.group.aux[0] == "to":
-            tense = "inf"
         aux_src = tuple(clause.group.aux)
         main_src = (clause.group.main,)
-        if tense == "inf":
-            raise AssertionError("an infinitive clause is said by its verb")
         person, plural = clause.subject.person, clause.subject.plural
         if clause.kind == "there":
             person, plural = 3, False
@@ -654,9 +650,9 @@ class Realiser:
             return self.clause(node.clause, "v2", vorfeld=time)
         if kind == "main_sub":
             return [*self.clause(node.clause, "v2", vorfeld=vorfeld), COMMA,
-                    *self.subordinate(node.sub, node.clause)]
+                    *self.subordinate(node.sub)]
         if kind == "sub_main":
-            sub = self.subordinate(node.sub, node.clause)
+            sub = self.subordinate(node.sub)
             if vorfeld is not None:
                 return [*self.clause(node.clause, "v2", vorfeld=vorfeld), COMMA, *sub]
             return self.clause(node.clause, "v2", vorfeld=[*sub, COMMA])
@@ -674,7 +670,7 @@ class Realiser:
             return [*first, Tok("und", (node.joint,)), *second]
         raise AssertionError(f"statement kind {kind!r}")
 
-    def subordinate(self, sub: Sub, main) -> list[Tok]:
+    def subordinate(self, sub: Sub) -> list[Tok]:
         word = sub.word.lower()
         clause = sub.clause
         if word == "when":
@@ -697,7 +693,7 @@ class Realiser:
         else:
             out = self.clause(clause, "v2", vorfeld=self._wh_phrase(node), wh_slot=node.slot)
         if node.sub is not None:
-            out += [COMMA, *self.subordinate(node.sub, clause)]
+            out += [COMMA, *self.subordinate(node.sub)]
         return out
 
     def _wh_phrase(self, node: Sentence) -> list[Tok]:
