@@ -425,7 +425,8 @@ def bleu_difference(hyps_a: Sequence[str], hyps_b: Sequence[str], refs: Sequence
 
 class Segments:
     """The per-segment scores behind some rows of a sweep summary (settings decoded on the
-    same segments), so that their corpus scores can be recomputed on any resample of the
+    same source segments, each scored against its own references: two pairs of one corpus
+    compare too), so that their corpus scores can be recomputed on any resample of the
     segments: BLEU from summed sufficient statistics, each latency metric in ``metrics``
     (``"AL"``, ``"LAAL_CA"``, …) as the mean of its sentence scores over the segments with an
     output word, as :func:`simul.metrics.score.score_records` computes them.
@@ -449,8 +450,10 @@ class Segments:
                 raise ValueError(f"{path}: not the segments of {self.rows.records[0]}; "
                                  "compare settings decoded on the same segments (one split)")
         self.n = len(ids)
-        refs = [r.reference for r in records[0]]
-        self.bleu = np.stack([_bleu_stats([r.prediction for r in recs], refs)
+        # each setting against its own references: settings of two pairs decoded from the
+        # same source segments (en-de beside en-es) compare on the same resamples
+        self.bleu = np.stack([_bleu_stats([r.prediction for r in recs],
+                                          [r.reference for r in recs])
                               for recs in records])  # (settings, segments, statistics)
 
         def sentence(metric: str, r) -> float:

@@ -108,9 +108,12 @@ def save(fig, out_dir: str | Path, name: str) -> list[Path]:
     return paths
 
 
-def panels(n: int, *, width: float = 5.2, height: float = 4.2, sharey: bool = True):
-    fig, axes = plt.subplots(1, n, figsize=(width * n, height), sharey=sharey, squeeze=False)
-    return fig, list(axes[0])
+def panels(n: int, *, rows: int = 1, width: float = 5.2, height: float = 4.2,
+           sharey: bool = True):
+    """A figure of ``rows`` × ``n`` panels and its axes, row by row."""
+    fig, axes = plt.subplots(rows, n, figsize=(width * n, height * rows), sharey=sharey,
+                             squeeze=False)
+    return fig, [ax for row in axes for ax in row]
 
 
 def _short(label: str, width: int = 14) -> str:

@@ -179,6 +179,36 @@ def test_segments_rescore_the_rows_as_score_records_does(rows):
     assert scores.BLEU.tolist() == pytest.approx([100.0, 100.0, 100.0, 0.0])
 
 
+def test_segments_of_two_pairs_score_each_against_its_own_references(tmp_path):
+    """Two pairs decoded from the same source segments (en-de beside en-es): each setting's
+    BLEU is against its own references, as sacrebleu scores it alone."""
+    import pandas as pd
+    import sacrebleu
+
+    from simul.claims import Segments, bootstrap, difference
+    from simul.records import Record, write
+
+    german = ["eins zwei drei vier", "fünf sechs sieben acht", "neun zehn elf zwölf"]
+    spanish = ["uno dos tres cuatro", "cinco seis siete ocho", "nueve diez once doce"]
+    guesses = ["eins zwei drei fünf", "fünf sechs sieben acht", "neun zehn"]
+
+    def setting(name, predictions, references):
+        records = [Record(index=i, prediction=p, delays=[500.0] * len(p.split()), elapsed=[],
+                          prediction_length=len(p.split()), reference=r, source_length=ms,
+                          source=[], segment_id=f"seg{i}")
+                   for i, (p, r, ms) in enumerate(zip(predictions, references, SOURCE_MS,
+                                                      strict=True))]
+        return str(write(records, tmp_path / f"{name}.jsonl"))
+
+    rows = pd.DataFrame([{"setting": "de", "records": setting("de", guesses, german)},
+                         {"setting": "es", "records": setting("es", spanish, spanish)}])
+    scores = Segments(rows).scores()
+    assert scores.BLEU.tolist() == pytest.approx(
+        [sacrebleu.corpus_bleu(guesses, [german]).score, 100.0])
+    e = bootstrap(rows, difference({"setting": "de"}, {"setting": "es"}), claimed="greater")
+    assert e.effect == pytest.approx(100.0 - sacrebleu.corpus_bleu(guesses, [german]).score)
+
+
 def test_bootstrap_of_a_difference_between_two_settings(rows):
     from simul.claims import bootstrap, difference
 

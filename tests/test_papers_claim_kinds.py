@@ -41,6 +41,10 @@ def every_claim():
                                 "w3": {3: (500, 16.0), 5: (1500, 28.0)}})
     for eos in (False, True):
         yield from papi2022.trained_claims(trained, "off", ["w3"], eos_allowed=eos)
+    yield from papi2022.pair_claims(
+        p22.summary(p22.curves("T-de"), p22.curves("T-es", shift=3.0),
+                    [p22.offline("T-de", 1, 18.0), p22.offline("T-es", 1, 20.0)]),
+        {"en-de": {"transformer": "T-de"}, "en-es": {"transformer": "T-es"}})
 
     yield from ma2020.claims(test_papers_ma2020.summary())
 
@@ -105,7 +109,8 @@ def test_every_claim_has_its_kind_and_margin(claims):
 
 def test_the_new_claims_are_there(claims):
     assert {"N21-BPE-BLEU", "N21-N2s20-AL", "N21-N2s20-BLEU", "K22-offline-par", "K22-3x",
-            "K22-hold-n", "K22-LA-n-line", "K22-better-offline"} <= set(claims)
+            "K22-hold-n", "K22-LA-n-line", "K22-better-offline", "P22-pair-offline",
+            "P22-pair-simul"} <= set(claims)
 
 
 def test_non_inferiority_and_equivalence_texts_state_kind_and_margin(claims):

@@ -320,3 +320,42 @@ def test_figure_trained_draws_nca_and_ca_panels_with_the_medium_latency_line():
         assert (1000.0, 1000.0) in xs
         assert (500.0 + shift, 1500.0 + shift) in xs and (600.0 + shift, 1600.0 + shift) in xs
     assert fig._suptitle.get_text() == "title"
+
+
+PAIRS = {"en-de": {"transformer": "T-de", "conformer": "C-de"},
+         "en-es": {"transformer": "T-es", "conformer": "/somewhere/C-es"}}
+
+
+def test_pair_claims_take_the_smallest_gap_over_architectures_and_detections():
+    # en-es − en-de: Transformer curves +3 (both detections), Conformer curves +1 (fixed,
+    # adaptive: curves("C-es", 1) over curves("C-de")); offline greedy +2 and +0.5, beam-5 +4
+    s = summary(curves("T-de"), curves("T-es", shift=3.0), curves("C-de"),
+                curves("C-es", shift=1.0),
+                [offline("T-de", 1, 18.0), offline("T-es", 1, 20.0), offline("T-de", 5, 18.0),
+                 offline("T-es", 5, 22.0), offline("C-de", 1, 21.0), offline("C-es", 1, 21.5)])
+    found = by_id(p22.pair_claims(s, PAIRS))
+    assert set(found) == {"P22-pair-offline", "P22-pair-simul"}
+    assert found["P22-pair-offline"].evidence.effect == pytest.approx(0.5)
+    assert found["P22-pair-simul"].evidence.effect == pytest.approx(1.0)
+    assert all(c.kind == "superiority" and c.needs_full_run for c in found.values())
+    assert "offline beam-5: T-es 22.0 vs T-de 18.0" in found["P22-pair-offline"].detail
+    # en-de better on one architecture: the smallest gap is negative, contradicted here
+    worse = summary(curves("T-de", shift=2.0), curves("T-es"),
+                    [offline("T-de", 1, 18.0), offline("T-es", 1, 20.0)])
+    found = by_id(p22.pair_claims(worse, {"en-de": {"transformer": "T-de"},
+                                          "en-es": {"transformer": "T-es"}}))
+    assert found["P22-pair-simul"].evidence.effect == pytest.approx(-2.0)
+    assert found["P22-pair-simul"].verdict == "contradicted"
+    assert found["P22-pair-offline"].verdict == "holds"
+    # one pair's models missing from the summary: nothing to compare
+    assert p22.pair_claims(summary(curves("T-de")), PAIRS) == []
+
+
+def test_claims_of_one_pair_of_several_carry_the_pair():
+    s = summary(curves("T"), curves("C", shift=1.0), [offline("T", 1, 20.0),
+                                                      offline("C", 1, 22.0)])
+    found = by_id(p22.claims(s, transformer="T", conformer="C", pair="en-de"))
+    assert set(found) == {"P22-adaptive@en-de", "P22-conformer-offline@en-de",
+                          "P22-conformer-simul@en-de", "P22-CA@en-de"}
+    assert found["P22-adaptive@en-de"].text.startswith("en-de: adaptive word detection")
+    assert p22.panel(0, "en-de") == "(a) en-de" and p22.panel(1, "en-es") == "(b) en-es"

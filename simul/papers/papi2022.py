@@ -7,6 +7,7 @@ Notebook: ``notebooks/papi2022.ipynb``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -153,7 +154,7 @@ EOS_VARIANT = ("-eos", "[EOS allowed while reading, not A.2's setting] ")
 
 
 def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str], *,
-                   eos_allowed: bool = False) -> list[Claim]:
+                   eos_allowed: bool = False, pair: str | None = None) -> list[Claim]:
     """§3 and §7's answer to the title on a :func:`trained_spec` sweep (models by label):
     the offline-trained model is on par with or better than the ones trained in
     simultaneous mode at medium and high latency (smallest mean curve gap offline −
@@ -162,7 +163,12 @@ def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str], *,
     contradicted when it lies below), and a trained model may win at low latency (largest
     mean gap trained − offline below 1000 ms; superiority). ``eos_allowed``: the sweep
     of ``trained_spec(..., avoid_eos=False)``; the ids get :data:`EOS_VARIANT`'s suffix and
-    the texts its prefix."""
+    the texts its prefix. ``pair``: as for :func:`claims`."""
+    return [tagged(c, pair) for c in _trained_claims(summary, offline, trained, eos_allowed)]
+
+
+def _trained_claims(summary: pd.DataFrame, offline: str, trained: list[str],
+                    eos_allowed: bool) -> list[Claim]:
     suffix, prefix = EOS_VARIANT if eos_allowed else ("", "")
     p = points(summary)
     p = p[p.detection == "fixed"]
@@ -249,13 +255,17 @@ def offline_bleu(summary: pd.DataFrame, model: str) -> dict[str, float]:
 
 
 def table1(summary: pd.DataFrame) -> pd.DataFrame:
-    """Table 1 layout: one row per model, offline greedy and beam-5 BLEU."""
+    """Table 1 layout: one row per model, offline greedy and beam-5 BLEU (first its pair,
+    when the summary has a ``pair`` column)."""
     rows = []
+    pair = dict(zip(summary.model, summary.pair, strict=True)) if "pair" in summary else {}
     for model in dict.fromkeys(summary.model):
         bleu = offline_bleu(summary, model)
-        rows.append({"model": model, "BLEU greedy": bleu.get("offline greedy", math.nan),
+        rows.append({"pair": pair.get(model), "model": model,
+                     "BLEU greedy": bleu.get("offline greedy", math.nan),
                      "BLEU beam-5": bleu.get("offline beam-5", math.nan)})
-    return pd.DataFrame(rows, columns=["model", "BLEU greedy", "BLEU beam-5"])
+    columns = ["pair"] * bool(pair) + ["model", "BLEU greedy", "BLEU beam-5"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def table2(summary: pd.DataFrame) -> pd.DataFrame:
@@ -333,10 +343,25 @@ def _conformer_minus_transformer(conformer: str, transformer: str):
 
 
 def claims(summary: pd.DataFrame, *, transformer: str | None = None,
-           conformer: str | None = None) -> list[Claim]:
+           conformer: str | None = None, pair: str | None = None) -> list[Claim]:
     """§5–§7's claims on a summary of :func:`spec` sweeps (one or both models, by label),
     each comparison with its paired-bootstrap evidence over the segments
-    (:func:`simul.claims.evaluate`; curve gaps in BLEU at matched LAAL)."""
+    (:func:`simul.claims.evaluate`; curve gaps in BLEU at matched LAAL). ``pair``: the
+    language pair of the summary, when the run has several (the paper's panels (a) and
+    (b)); each id then ends in ``@pair`` (:func:`tagged`)."""
+    return [tagged(c, pair) for c in _claims(summary, transformer, conformer)]
+
+
+def tagged(claim: Claim, pair: str | None) -> Claim:
+    """``claim`` of one language pair of several: ``@pair`` after its id, the pair before
+    its text (unchanged when ``pair`` is None)."""
+    if pair is None:
+        return claim
+    return dataclasses.replace(claim, id=f"{claim.id}@{pair}", text=f"{pair}: {claim.text}")
+
+
+def _claims(summary: pd.DataFrame, transformer: str | None,
+            conformer: str | None) -> list[Claim]:
     p = points(summary)
     out = []
 
@@ -390,3 +415,129 @@ def claims(summary: pd.DataFrame, *, transformer: str | None = None,
                      f"LAAL_CA − LAAL {fmt([(summary.LAAL_CA - summary.LAAL).mean()])} ms"
                      if seen else "no computation-aware latency in the summary"))
     return out
+
+
+# --- the two language pairs: panel (a) beside panel (b) ------------------------------------
+
+ROLES = ("transformer", "conformer")
+"""The offline models of Figures 1–3, by role, in a notebook's ``pairs``."""
+
+
+def panel(index: int, pair: str) -> str:
+    """A panel's title as the paper names it: "(a) en-de", "(b) en-es", …"""
+    return f"({'abcdefghijklmnopqrstuvwxyz'[index]}) {pair}"
+
+
+def models_of(pairs: dict[str, dict]) -> list[str]:
+    """Every model a notebook's ``pairs`` name (pair → {"transformer": model, "conformer":
+    model, "trained": [models]}; a role left out or None is skipped), pair by pair."""
+    return [m for roles in pairs.values()
+            for m in (*(roles.get(r) for r in ROLES), *(roles.get("trained") or [])) if m]
+
+
+def figure_detection(summary: pd.DataFrame, detection: str, title: str = ""):
+    """Figure 1 (``"fixed"``) or 2 (``"adaptive"``) of a summary with a ``pair`` column: a
+    row of panels per pair (the paper's (a), (b)), one panel per model, LAAL against BLEU,
+    one point per k (labels), offline greedy and beam-5 as dashed lines."""
+    from simul import plots
+
+    p = points(summary)
+    by_pair = [(pair, list(dict.fromkeys(g.model)))
+               for pair, g in summary.groupby("pair", sort=False)]
+    width = max(len(m) for _, m in by_pair)
+    fig, axes = plots.panels(width, rows=len(by_pair))
+    for index, (pair, models) in enumerate(by_pair):
+        row = axes[index * width:(index + 1) * width]
+        for ax, model in zip(row, models, strict=False):  # a pair with fewer models
+            curve = p[(p.model == model) & (p.detection == detection)]
+            plots.tradeoff(curve, x="LAAL", y="BLEU", style_by="detection", order_by="k",
+                           ax=ax, annotate="k", title=f"{panel(index, pair)}: {model}")
+            plots.reference_lines(ax, offline_bleu(summary, model))
+        for ax in row[len(models):]:
+            ax.set_visible(False)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def figure3(summary: pd.DataFrame, title: str = ""):
+    """Figure 3 of a summary with a ``pair`` column: one panel per pair, every model and
+    both detections (labels: k)."""
+    from simul import plots
+
+    p = points(summary)
+    pairs = list(dict.fromkeys(summary.pair))
+    fig, axes = plots.panels(len(pairs), width=6.4, height=4.8)
+    for index, (ax, pair) in enumerate(zip(axes, pairs, strict=True)):
+        plots.tradeoff(p[p.pair == pair], x="LAAL", y="BLEU", hue="model",
+                       style_by="detection", order_by="k", annotate="k", ax=ax,
+                       title=panel(index, pair))
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def pair_models(pairs: dict[str, dict], role: str) -> dict[str, str]:
+    """Pair → the label of its model in ``role`` ("transformer", "conformer"), for the pairs
+    of a notebook's ``pairs`` (pair → {role: model, "trained": [...]}) that have one."""
+    return {pair: label(models[role]) for pair, models in pairs.items() if models.get(role)}
+
+
+def _harder_minus_easier(harder: dict[str, str], easier: dict[str, str], *, offline: bool):
+    """Statistic: the smallest, over roles (and beams, or detections), of the easier pair's
+    quality minus the harder pair's: offline BLEU (``offline``), else the mean curve gap in
+    BLEU over the LAAL range both curves cover."""
+    def statistic(rows: pd.DataFrame) -> float:
+        gaps = []
+        p = points(rows)
+        for role in harder:
+            h, e = harder[role], easier[role]
+            if offline:
+                a, b = offline_bleu(rows, h), offline_bleu(rows, e)
+                gaps += [b[name] - a[name] for name in a if name in b]
+            else:
+                gaps += [_mean_gap(d[d.model == e], d[d.model == h])
+                         for _, d in p.groupby("detection")]
+        return _smallest(gaps)
+    return statistic
+
+
+def pair_claims(summary: pd.DataFrame, pairs: dict[str, dict], *, harder: str = "en-de",
+                easier: str = "en-es") -> list[Claim]:
+    """§5's comparison of the two pairs on a summary of both pairs' :func:`spec` sweeps
+    (models by label; the pairs decoded from the same source segments, so the bootstrap
+    resamples them together, each setting scored against its own pair's references):
+    "translation quality is lower for en-de" than for en-es, offline ("coherent with the
+    results of the offline generations") and at matched latency with either detection
+    ("justified by … different word ordering"). Superiority of easier − harder, the smallest
+    over the architectures both pairs have (and over beams, or detections). None when the
+    summary lacks a pair."""
+    by_role = {r: pair_models(pairs, r) for r in ROLES}
+    roles = [r for r, m in by_role.items() if harder in m and easier in m
+             and {m[harder], m[easier]} <= set(summary.model)]
+    if not roles:
+        return []
+    h, e = {r: by_role[r][harder] for r in roles}, {r: by_role[r][easier] for r in roles}
+    p = points(summary)
+    offline_text = "; ".join(
+        f"{name}: {e[r]} {ob[name]:.1f} vs {h[r]} {oa[name]:.1f}"
+        for r in roles for oa, ob in [(offline_bleu(summary, h[r]), offline_bleu(summary, e[r]))]
+        for name in oa if name in ob)
+    curve_text = "; ".join(
+        f"{d}: {e[r]} − {h[r]} " + _gaps_text(g[g.model == e[r]], g[g.model == h[r]])
+        for r in roles for d, g in p.groupby("detection", sort=False))
+    return [
+        Claim.measured("P22-pair-offline", f"offline quality is lower for {harder} than for "
+                       f"{easier} (§5, Table 1: greedy and beam-5, every architecture; "
+                       f"smallest difference {easier} − {harder}, BLEU)",
+                       evaluate(summary, _harder_minus_easier(h, e, offline=True),
+                                claimed="greater", metrics=("LAAL",)),
+                       offline_text, needs_full_run=True),
+        Claim.measured("P22-pair-simul", f"simultaneous quality is lower for {harder} than "
+                       f"for {easier} at matched latency (§5, Figures 1–2: fixed and adaptive "
+                       f"detection, every architecture; smallest mean curve gap {easier} − "
+                       f"{harder} at matched LAAL, BLEU)",
+                       evaluate(summary, _harder_minus_easier(h, e, offline=False),
+                                claimed="greater", metrics=("LAAL",)),
+                       curve_text, needs_full_run=True),
+    ]
