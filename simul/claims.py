@@ -429,7 +429,8 @@ class Segments:
     compare too), so that their corpus scores can be recomputed on any resample of the
     segments: BLEU from summed sufficient statistics, each latency metric in ``metrics``
     (``"AL"``, ``"LAAL_CA"``, …) as the mean of its sentence scores over the segments with an
-    output word, as :func:`simul.metrics.score.score_records` computes them.
+    output word, as :func:`simul.metrics.score.score_records` computes them, and
+    :data:`ANTICIPATION` from summed counts.
 
     ``rows`` need a ``records`` column (the path of each setting's records, as
     :func:`simul.sweep.run` and :func:`simul.sweep.read_summary` give it)."""
@@ -464,7 +465,9 @@ class Segments:
                                     reference_length(r.reference), r.elapsed if aware else None)
 
         self.latency = {m: np.array([[sentence(m, r) for r in recs] for recs in records])
-                        for m in self.metrics}  # metric → (settings, segments)
+                        for m in self.metrics if m != ANTICIPATION}  # → (settings, segments)
+        if ANTICIPATION in self.metrics:
+            self.anticipation = np.stack([_anticipation_counts(recs) for recs in records])
 
     def scores(self, segments: np.ndarray | None = None) -> pd.DataFrame:
         """The rows with BLEU and the latency metrics recomputed on ``segments`` (indices,
@@ -476,7 +479,27 @@ class Segments:
             warnings.simplefilter("ignore", RuntimeWarning)  # a resample with no output word
             for metric, values in self.latency.items():
                 out[metric] = np.nanmean(values[:, idx], axis=1)
+            if ANTICIPATION in self.metrics:
+                pooled = self.anticipation[:, idx].sum(axis=1)  # (settings, 2)
+                out[ANTICIPATION] = pooled[:, 0] / pooled[:, 1]
         return out
+
+
+ANTICIPATION = "anticipation_rate"
+"""A metric :class:`Segments` can rescore besides the latencies: the pooled anticipation
+rate (:mod:`simul.metrics.anticipation`), from each segment's gold links, or where the pair
+has none the links eflomal fits (``linked_segments(..., fitted=True)``); NaN for a setting
+whose records find no links."""
+
+
+def _anticipation_counts(records) -> np.ndarray:
+    """(anticipating, linked) hypothesis words per record: (segments, 2)."""
+    from simul.metrics import anticipation
+
+    segments = anticipation.linked_segments(records, fitted=True) or [None] * len(records)
+    counts = [anticipation.record_counts(r, s) if anticipation.has_links(s)
+              else anticipation.Counts(0, 0) for r, s in zip(records, segments, strict=True)]
+    return np.array([[c.anticipating, c.linked] for c in counts], dtype=float)
 
 
 def bootstrap(rows: pd.DataFrame | Segments, statistic: Callable[[pd.DataFrame], float], *,

@@ -128,13 +128,17 @@ def settings_text(record: Record, keys: Sequence[str] | None = None) -> str:
 
 
 def timeline(record: Record, segment: Segment | None = None, *, ax=None, title: str = "",
-             max_labels: int = 40):
+             max_labels: int = 40, links: bool = False):
     """The READ/WRITE path of one utterance (Nguyen et al. 2021, Fig. 1).
 
     x: source read (ms); y: output units written. A READ moves right, a WRITE up; every
     output word is written next to the point where its last unit appeared (at most
     ``max_labels`` words: every k-th beyond that). With a ``segment`` that has an oracle
-    alignment, the source words are shaded in turn and named on the top axis.
+    alignment, the source words are shaded in turn and named on the top axis. ``links``,
+    with a segment that has gold word links (en-de): each output word matched to a linked
+    reference word gets a bar at its height from its delay to the end of the source words
+    it translates: red where it was written before them (anticipated), green where it
+    waited for them (:func:`simul.metrics.anticipation.linked_word_times`).
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(9.0, 5.2))
@@ -169,6 +173,8 @@ def timeline(record: Record, segment: Segment | None = None, *, ax=None, title: 
                     xytext=(-4, 2), ha="right", va="bottom", fontsize=8, color="0.15")
 
     alignment = getattr(segment, "alignment", None) if segment is not None else None
+    if links and alignment is not None and getattr(segment, "links", None):
+        _links_overlay(ax, record, segment, spans)
     if alignment is not None and alignment.words:
         top = source_words_axis(ax, alignment.words)
         top.set_xlabel("source words (oracle alignment)", fontsize=9)
@@ -180,6 +186,25 @@ def timeline(record: Record, segment: Segment | None = None, *, ax=None, title: 
     ax.set_title(title or f"{record.policy} ({settings_text(record)})", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     return ax
+
+
+def _links_overlay(ax, record: Record, segment: Segment, spans) -> None:
+    """The bars of ``timeline(..., links=True)``: one per linked output word, at the height
+    where its last unit was written, from its delay to when its source words were heard."""
+    from simul.metrics.anticipation import linked_word_times
+
+    if len(spans) != len(record.prediction.split()):
+        return  # units that do not make the prediction's words: no height to draw at
+    labelled = set()
+    for w in linked_word_times(record, segment):
+        y = spans[w.index][1] + 1
+        label = ("written before its source was heard" if w.anticipates
+                 else "waited for its source")
+        ax.plot([w.delay, w.heard], [y, y], lw=2.2, alpha=0.75, solid_capstyle="butt",
+                color="tab:red" if w.anticipates else "tab:green", zorder=1,
+                label=None if label in labelled else label)
+        ax.plot([w.heard], [y], marker="|", ms=9, color="0.25", zorder=1)
+        labelled.add(label)
 
 
 def source_words_axis(ax, words, *, unit_ms: float = 1.0):

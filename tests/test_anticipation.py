@@ -238,3 +238,57 @@ def test_records_of_a_changed_corpus_get_no_segment(tmp_path, caplog):
     segments = linked_segments(recs)
     assert segments[0].id == "ted_1_0" and segments[1] is None
     assert "no segment of their id and reference" in caplog.text
+
+
+def _fitted(monkeypatch, calls):
+    """corpus_links as eflomal would give it, without eflomal: the running example's links."""
+    from simul.corpus import reordering
+
+    def corpus_links(root, pair, split, *, segments=None):
+        calls.append((Path(root).name, pair, split))
+        return reordering.SplitLinks(pair, split, [s.source for s in segments],
+                                     [s.target for s in segments],
+                                     [LINKS, ((0, 0), (1, 0))], "eflomal (test)")
+
+    monkeypatch.setattr(reordering, "corpus_links", corpus_links)
+
+
+def test_fitted_links_stand_in_for_gold_only_when_asked(tmp_path, monkeypatch):
+    calls = []
+    _fitted(monkeypatch, calls)
+    recs = _simul_records(_split(tmp_path, links=False))
+    assert linked_segments(recs) is None and calls == []  # simul score keeps to gold
+    segments = linked_segments(recs, fitted=True)
+    assert calls == [("en-de", "en-de", "dev")]
+    assert [s.links for s in segments] == [LINKS, ((0, 0), (1, 0))]
+    # the split with gold links keeps them and fits nothing
+    calls.clear()
+    gold = _simul_records(_split(tmp_path / "gold", links=True))
+    assert linked_segments(gold, fitted=True)[1].links == ((0, 0), (1, 0)) and calls == []
+
+
+def test_claims_segments_rescore_the_pooled_rate(tmp_path, monkeypatch):
+    # the records of test_main_score_prints_anticipation_for_linked_segments: 1 of 6 and 0
+    # of 1 anticipating, pooled 1/7; a second setting writes every word at 0 ms: all 6 + 1
+    # anticipate (Danke's source words end at 300 and 600 ms), 7/7
+    import pandas as pd
+
+    from simul.claims import ANTICIPATION, Segments, bootstrap, difference
+
+    _fitted(monkeypatch, [])
+    wav_dir = _split(tmp_path, links=False)
+    late = _simul_records(wav_dir)
+    early = _simul_records(wav_dir)
+    for rec in early:
+        rec.delays = rec.elapsed = [0.0] * len(rec.delays)
+    rows = pd.DataFrame([
+        {"setting": "late", "records": str(records.write(late, tmp_path / "late.jsonl"))},
+        {"setting": "early", "records": str(records.write(early, tmp_path / "early.jsonl"))}])
+    scores = Segments(rows, metrics=("AL", ANTICIPATION)).scores()
+    assert scores[ANTICIPATION].tolist() == pytest.approx([1 / 7, 1.0])
+    # resampling segment 0 twice: 2 of 12 and 12 of 12
+    assert Segments(rows, metrics=(ANTICIPATION,)).scores(np.array([0, 0]))[
+        ANTICIPATION].tolist() == pytest.approx([2 / 12, 1.0])
+    e = bootstrap(rows, difference({"setting": "late"}, {"setting": "early"}, ANTICIPATION),
+                  claimed="greater", metrics=(ANTICIPATION,))
+    assert e.effect == pytest.approx(6 / 7) and e.verdict == "holds"

@@ -140,3 +140,40 @@ def test_offline_claim_is_non_inferiority_within_a_bleu():
     assert offline.evidence.effect == pytest.approx(-0.5) and offline.holds
     assert "non-inferiority, margin 1 BLEU" in offline.text
     assert found["CMP-CA"].kind == "property"
+
+
+def pairs_summary():
+    """Two models of one architecture on two pairs, two policies: a's settings 1 and 2
+    (LAAL 800/900 and 1500/1700), b's one setting; the en-es model also ran a setting
+    the en-de one did not (c 3, LAAL 100)."""
+    rows = [["de", "a", "1", 10.0, 800, 0.30], ["es", "a", "1", 20.0, 900, 0.10],
+            ["de", "a", "2", 15.0, 1500, 0.20], ["es", "a", "2", 25.0, 1700, 0.05],
+            ["de", "b", "1", 12.0, 1000, 0.50], ["es", "b", "1", 22.0, 1200, 0.10],
+            ["es", "c", "3", 5.0, 100, 0.90], ["de", "offline", "beam=1", 30.0, 5000, 0.0],
+            ["es", "offline", "beam=1", 40.0, 5000, 0.0]]
+    return pd.DataFrame(rows, columns=["model", "policy", "setting", "BLEU", "LAAL",
+                                       "anticipation_rate"])
+
+
+def test_lowest_latency_takes_each_policys_setting_that_both_ran():
+    assert compare.lowest_latency(pairs_summary(), {"en-de": "de", "en-es": "es"}) == [
+        ("a", "1"), ("b", "1")]
+
+
+def test_reordering_table_puts_the_pairs_side_by_side():
+    t = compare.reordering_table(pairs_summary(), {"en-de": "de", "en-es": "es"})
+    assert list(t.columns) == ["policy", "setting", "BLEU en-de", "LAAL en-de",
+                               "anticipation en-de", "BLEU en-es", "LAAL en-es",
+                               "anticipation en-es"]
+    assert t.values.tolist() == [["a", "1", 10.0, 800, 0.30, 20.0, 900, 0.10],
+                                 ["b", "1", 12.0, 1000, 0.50, 22.0, 1200, 0.10]]
+
+
+def test_anticipation_claim_is_the_mean_gap_over_policies():
+    # a 1: 0.30 − 0.10; b 1: 0.50 − 0.10; mean (0.20 + 0.40) / 2 = 0.30
+    found = compare.anticipation_claims(pairs_summary(), {"en-de": "de", "en-es": "es"})
+    (claim,) = found
+    assert claim.id == "CMP-anticipation" and claim.kind == "superiority"
+    assert claim.evidence.effect == pytest.approx(0.30) and claim.holds
+    assert claim.detail.startswith("en-de vs en-es: a 1: 0.300 vs 0.100 (LAAL 800 vs 900 ms)")
+    assert compare.anticipation_claims(pairs_summary(), {"en-de": "de"}) == []

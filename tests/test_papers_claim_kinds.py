@@ -66,6 +66,8 @@ def every_claim():
     yield from compare_policies.claims(test_compare_policies.summary([
         ["m", "offline", "beam=1", 20.0, 5000, 5100],
         ["m", "edatt", "alpha=0.1", 19.0, 2000, 2100]]))
+    yield from compare_policies.anticipation_claims(test_compare_policies.pairs_summary(),
+                                                    {"en-de": "de", "en-es": "es"})
 
     t = test_tutorial
     yield from tut.claims(t.record(), t.grid({(100, 10): 900, (200, 10): 1500}))
@@ -110,7 +112,7 @@ def test_every_claim_has_its_kind_and_margin(claims):
 def test_the_new_claims_are_there(claims):
     assert {"N21-BPE-BLEU", "N21-N2s20-AL", "N21-N2s20-BLEU", "K22-offline-par", "K22-3x",
             "K22-hold-n", "K22-LA-n-line", "K22-better-offline", "P22-pair-offline",
-            "P22-pair-simul"} <= set(claims)
+            "P22-pair-simul", "CMP-anticipation"} <= set(claims)
 
 
 def test_non_inferiority_and_equivalence_texts_state_kind_and_margin(claims):

@@ -192,3 +192,49 @@ def test_a_finished_notebooks_kernel_is_shut_down_without_an_interrupt(monkeypat
     km.shutting_down = False  # e.g. nbclient's interrupt of a cell that timed out
     asyncio.run(km._async_interrupt_kernel())
     assert sent == [signal.SIGINT]
+
+
+def de_segment(source, target, links, ends=None):
+    words = tuple(Word(w, 0.0, e) for w, e in zip(source.split(), ends or [0.0] * 99,
+                                                  strict=False))
+    return SimpleNamespace(id="s0", source=source, target=target, links=links,
+                           alignment=Alignment(words=words, phonemes=()))
+
+
+def test_ahead_of_order_by_hand():
+    # "we met at the airport two days ago" → "wir sind vor zwei Tagen am Flughafen gereist":
+    # "vor" (target 3 of 8) translates "ago" (source 8 of 8): 8/8 − 3/8 = 0.625, the largest
+    s = de_segment("we met at the airport two days ago",
+                   "wir sind vor zwei Tagen am Flughafen gereist",
+                   ((0, 0), (1, 1), (7, 2), (5, 3), (6, 4), (2, 5), (3, 5), (4, 6), (1, 7)))
+    assert tut.ahead_of_order(s) == pytest.approx(0.625)
+    # monotone, one word each: 0
+    assert tut.ahead_of_order(de_segment("a b", "x y", ((0, 0), (1, 1)))) == 0.0
+
+
+def test_reordered_segment_takes_the_furthest_ahead_verb_final_one():
+    monotone = de_segment("we have met him", "wir haben ihn getroffen",
+                          ((0, 0), (1, 1), (3, 2), (2, 3)))        # 4/4 − 3/4 = 0.25
+    fronted = de_segment("we traveled there yesterday", "wir sind gestern dorthin gereist",
+                         ((0, 0), (1, 1), (3, 2), (2, 3), (1, 4)))  # 4/4 − 3/5 = 0.4
+    no_verb_last = de_segment("yesterday he came", "gestern kam er",
+                              ((0, 0), (2, 1), (1, 2)))
+    assert tut.reordered_segment([no_verb_last, monotone, fronted]) is fronted
+    with pytest.raises(ValueError, match="ends a clause in its verb"):
+        tut.reordered_segment([no_verb_last])
+
+
+def test_alignment_table_and_bars_on_the_timeline():
+    # hola at 1000 ms translates "hello", which ends at 600: waited 400; mundo at 2000
+    # translates "world", which ends at 2500: anticipated by 500
+    seg = de_segment("hello world", "hola mundo", ((0, 0), (1, 1)), ends=[600.0, 2500.0])
+    table = tut.alignment_table(record(), seg)
+    assert table.values.tolist() == [[1, "hola", 1000.0, "hello", 600.0, "waited", 400.0],
+                                     [2, "mundo", 2000.0, "world", 2500.0, "anticipated",
+                                      -500.0]]
+    ax = plots.timeline(record(), seg, links=True)
+    bars = [line for line in ax.lines if line.get_label() in (
+        "waited for its source", "written before its source was heard")]
+    # each bar at the height of its word's last unit (2 and 4), from delay to heard
+    assert [(list(b.get_xdata()), list(b.get_ydata())) for b in bars] == [
+        ([1000.0, 600.0], [2, 2]), ([2000.0, 2500.0], [4, 4])]

@@ -152,6 +152,32 @@ def sentence_anticipation(hypothesis: Sequence[str], delays: Sequence[float],
     return sentence_counts(hypothesis, delays, reference, links, source_ends).rate
 
 
+@dataclass(frozen=True)
+class LinkedWord:
+    """One linked hypothesis word of :func:`linked_word_times`."""
+
+    index: int  # its place in ``prediction.split()``, from 0
+    sources: tuple[int, ...]  # the source words (indices) its reference word is linked to
+    delay: float  # source read (ms) when it was written
+    heard: float  # when the last of its source words ended (ms)
+
+    @property
+    def anticipates(self) -> bool:
+        """Written before one of its source words had ended."""
+        return self.heard > self.delay
+
+
+def linked_word_times(record: Record, segment: Segment) -> list[LinkedWord]:
+    """Every linked hypothesis word of ``record`` against ``segment``'s gold links and word
+    times (the words :func:`record_counts` counts), in hypothesis order."""
+    if not has_links(segment):
+        raise ValueError(f"segment {segment.id}: no gold links or no word times")
+    ends = [w.end_ms for w in segment.alignment.words]
+    return [LinkedWord(h, sources, float(record.delays[h]), max(ends[i] for i in sources))
+            for h, sources in linked_words(record.prediction.split(),
+                                           record.reference.split(), segment.links)]
+
+
 def has_links(segment: Segment | None) -> bool:
     """Whether ``segment`` carries what the metric needs: gold links and word times."""
     return (segment is not None and segment.links is not None
@@ -209,7 +235,8 @@ def _split_dir(record: Record) -> Path | None:
     return wav.parent.parent
 
 
-def linked_segments(records: Sequence[Record]) -> list[Segment | None] | None:
+def linked_segments(records: Sequence[Record], *,
+                    fitted: bool = False) -> list[Segment | None] | None:
     """The segment each record was decoded from, for records whose split has gold links.
 
     A record's split is the folder above its audio (``source[0]`` =
@@ -218,7 +245,15 @@ def linked_segments(records: Sequence[Record]) -> list[Segment | None] | None:
     there. A record takes the segment named by its ``segment_id`` when that segment's target
     is its reference; otherwise (the corpus changed since decoding) it gets None, with a
     warning. None when no record gets a segment: the metric does not apply.
+
+    ``fitted``: a split without gold links is read too, its segments given the links that
+    eflomal fits on the pair's train split and this one
+    (:func:`simul.corpus.reordering.corpus_links`, cached): automatic alignments, so that a
+    pair without gold links can be compared with one that has them (a claim that does so
+    says it); ``simul score`` and the sweeps' summaries keep to gold links.
     """
+    import dataclasses
+
     from simul.corpus.mustc import CorpusError, load_list
 
     by_split: dict[Path, list[int]] = {}
@@ -229,12 +264,19 @@ def linked_segments(records: Sequence[Record]) -> list[Segment | None] | None:
     found: list[Segment | None] = [None] * len(records)
     for split_dir, ks in by_split.items():
         split = split_dir.name
-        if not (split_dir / "txt" / f"{split}.links").is_file():
+        gold = (split_dir / "txt" / f"{split}.links").is_file()
+        if not gold and not fitted:
             continue
         pair_dir = split_dir.parent.parent
         try:
-            by_id = {s.id: s for s in load_list(pair_dir, pair_dir.name, split,
-                                                with_audio=False)}
+            segments = load_list(pair_dir, pair_dir.name, split, with_audio=False)
+            if not gold:
+                from simul.corpus.reordering import corpus_links
+
+                links = corpus_links(pair_dir, pair_dir.name, split, segments=segments).links
+                segments = [dataclasses.replace(s, links=tuple(x))
+                            for s, x in zip(segments, links, strict=True)]
+            by_id = {s.id: s for s in segments}
         except CorpusError as e:
             log.warning("anticipation rate: cannot read the split of %d records (%s)",
                         len(ks), e)

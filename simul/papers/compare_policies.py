@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simul.claims import BLEU_MARGIN, Claim, evaluate
+from simul.claims import ANTICIPATION, BLEU_MARGIN, Claim, Segments, evaluate
 from simul.papers import notebook
 from simul.records import read
 
@@ -145,3 +145,86 @@ def claims(summary: pd.DataFrame) -> list[Claim]:
                      "setting", not worse and len(both) > 0,
                      "; ".join(worse) or f"{len(both)} settings, all LAAL_CA ≥ LAAL"))
     return out
+
+
+# --- two pairs: what reordering costs each policy at low latency ----------------------------
+
+def lowest_latency(summary: pd.DataFrame, models: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(policy, setting) of each simultaneous policy's lowest-latency setting that every
+    model of ``models`` (pair → model label) ran: the smallest LAAL averaged over them."""
+    rows = summary[summary.model.isin(list(models.values())) & (summary.policy != "offline")]
+    shared = rows.groupby(["policy", "setting"]).filter(
+        lambda g: set(g.model) >= set(models.values()))
+    if shared.empty:
+        return []
+    mean = shared.groupby(["policy", "setting"], sort=False).LAAL.mean().reset_index()
+    return [(r.policy, r.setting) for r in mean.loc[mean.groupby("policy", sort=False)
+                                                     .LAAL.idxmin()].itertuples()]
+
+
+def _scored(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with :data:`~simul.claims.ANTICIPATION` (and LAAL) recomputed from their
+    records, links fitted where the pair has no gold ones; hand-made rows as they are."""
+    if "records" not in rows:
+        return rows
+    return Segments(rows, metrics=("LAAL", ANTICIPATION)).scores()
+
+
+def reordering_table(summary: pd.DataFrame, models: Mapping[str, str]) -> pd.DataFrame:
+    """Each policy at its lowest latency (:func:`lowest_latency`) on every pair of ``models``
+    (pair → model label, one architecture): one row per policy, the pairs' BLEU, LAAL and
+    anticipation rate side by side (links: gold where the corpus has them, else fitted by
+    eflomal on the pair's train split)."""
+    chosen = lowest_latency(summary, models)
+    keep = [r.Index for r in summary.itertuples()
+            if r.model in models.values() and (r.policy, r.setting) in chosen]
+    scored = _scored(summary.loc[keep])
+    rows = []
+    for policy, setting in chosen:
+        row = {"policy": policy, "setting": setting}
+        for pair, model in models.items():
+            r = scored[(scored.model == model) & (scored.policy == policy)
+                       & (scored.setting == setting)].iloc[0]
+            row.update({f"BLEU {pair}": r.BLEU, f"LAAL {pair}": r.LAAL,
+                        f"anticipation {pair}": r[ANTICIPATION]})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def anticipation_claims(summary: pd.DataFrame, models: Mapping[str, str], *,
+                        harder: str = "en-de", easier: str = "en-es") -> list[Claim]:
+    """Anticipation is higher on the pair whose word order departs from English's
+    (``harder``: en-de) than on the near-monotone one (``easier``: en-es) under the same
+    policy and latency: for each policy's lowest-latency setting both pairs' models ran
+    (:func:`lowest_latency`; ``models``: pair → model label, one architecture), the pooled
+    anticipation rate of ``harder`` minus that of ``easier``, averaged over the policies
+    (superiority; paired bootstrap over the segments, which both pairs decode from the same
+    audio). None when ``models`` lacks a pair."""
+    if harder not in models or easier not in models:
+        return []
+    chosen = lowest_latency(summary, {p: models[p] for p in (harder, easier)})
+    if not chosen:
+        return []
+    h, e = models[harder], models[easier]
+    keep = [r.Index for r in summary.itertuples()
+            if r.model in (h, e) and (r.policy, r.setting) in chosen]
+    rows = summary.loc[keep].reset_index(drop=True)
+
+    def statistic(rows: pd.DataFrame) -> float:
+        by = rows.set_index(["model", "policy", "setting"])[ANTICIPATION]
+        gaps = [by[(h, p, s)] - by[(e, p, s)] for p, s in chosen]
+        gaps = [g for g in gaps if not math.isnan(g)]
+        return float(sum(gaps) / len(gaps)) if gaps else math.nan
+
+    scored = _scored(rows).set_index(["model", "policy", "setting"])
+    detail = "; ".join(
+        f"{p} {s}: {scored.loc[(h, p, s), ANTICIPATION]:.3f} vs "
+        f"{scored.loc[(e, p, s), ANTICIPATION]:.3f} (LAAL {scored.loc[(h, p, s), 'LAAL']:.0f} "
+        f"vs {scored.loc[(e, p, s), 'LAAL']:.0f} ms)" for p, s in chosen)
+    return [Claim.measured(
+        "CMP-anticipation", f"anticipation rate higher for {harder} than for {easier} under "
+        "the same policy and latency (each policy's lowest-latency setting; mean over "
+        f"policies of the pooled rate {harder} − {easier}; {h} beside {e}; links gold where "
+        "the corpus has them, else fitted by eflomal)",
+        evaluate(rows, statistic, claimed="greater", metrics=("LAAL", ANTICIPATION)),
+        f"{harder} vs {easier}: " + detail, needs_full_run=True)]

@@ -14,6 +14,10 @@ made visible, then a small sweep.
   as it plays. A word is complete when the unit after it is written (characters: the
   space; BPE: the next word-initial piece) or at the end, so a word can show there a
   write or more after its last unit, where :func:`simul.plots.timeline` labels it;
+- :func:`reordered_segment` and :func:`alignment_table` — an en-de segment whose German
+  order departs from English's, and, word by word, where a policy wrote each output word
+  against when the source words it translates (gold links) had been heard: anticipated
+  or waited;
 - :func:`spec` — the small wait-k sweep at the end.
 """
 
@@ -279,3 +283,55 @@ def live_replay(audio: np.ndarray, words, *, rate: int = 16000, alignment=None,
 
         display(HTML(replay_html(audio, pairs, rate=rate)))
     return replay_figure(audio, pairs, rate=rate, alignment=alignment, title=title)
+
+
+# --- word order: the gold alignment against a policy's writes ------------------------------
+
+def ahead_of_order(segment) -> float:
+    """How far ahead of the source a target word must come, as a share of the segment: the
+    largest, over target words, of (place of its last linked source word) / (source words)
+    − (its place) / (target words), places counted from 1. Near 0 on a monotone pair; a
+    German time phrase fronted before a place ("vor zwei Tagen am Flughafen" for "at the
+    airport two days ago") makes it large: a policy that keeps pace with the speaker must
+    write that phrase before it is spoken."""
+    n_src, n_tgt = len(segment.source.split()), len(segment.target.split())
+    sources: dict[int, int] = {}
+    for i, j in segment.links:
+        sources[j] = max(sources.get(j, -1), i)
+    return max(((i + 1) / n_src - (j + 1) / n_tgt for j, i in sources.items()),
+               default=0.0)
+
+
+def reordered_segment(segments, *, max_words: int = 12):
+    """The segment of ``segments`` (with gold links: the mini corpus' en-de) whose target
+    departs most from the source's word order the way German does: among those with at
+    most ``max_words`` source words and a clause that ends in its verb (a participle, an
+    infinitive, a verb-final subordinate clause; :func:`simul.corpus.stats.verb_final_clause`),
+    the one with the largest :func:`ahead_of_order` (the first of equals)."""
+    from simul.corpus.stats import verb_final_clause
+
+    found = [s for s in segments if s.links and len(s.source.split()) <= max_words
+             and verb_final_clause(s.target)]
+    if not found:
+        raise ValueError("no segment with gold links whose target ends a clause in its verb "
+                         "(the mini corpus' en-de has them)")
+    return max(found, key=ahead_of_order)  # max keeps the first of equals
+
+
+def alignment_table(record: Record, segment) -> pd.DataFrame:
+    """One row per output word matched to a reference word with gold links (as the
+    anticipation rate matches them, :func:`simul.metrics.anticipation.linked_word_times`):
+    its place in the output (``#``, from 1), its delay (source read when it was written,
+    ms), the source words it translates and when the last of them ended, and the verdict:
+    "anticipated" (written before that end: the policy guessed it) or "waited" (its source
+    heard, by how many ms)."""
+    from simul.metrics.anticipation import linked_word_times
+
+    hyp, words = record.prediction.split(), segment.alignment.words
+    return pd.DataFrame(
+        [{"#": w.index + 1, "output word": hyp[w.index], "written at (ms)": w.delay,
+          "translates": " ".join(words[i].text for i in w.sources), "heard at (ms)": w.heard,
+          "verdict": "anticipated" if w.anticipates else "waited",
+          "wait (ms)": w.delay - w.heard} for w in linked_word_times(record, segment)],
+        columns=["#", "output word", "written at (ms)", "translates", "heard at (ms)",
+                 "verdict", "wait (ms)"])
