@@ -138,3 +138,33 @@ def test_a_model_packed_elsewhere_names_the_shipped_parent(tmp_path, monkeypatch
                 "init_param": ["/x/start/mother@abc1234/model.pth:encoder:encoder"]}
     entry, own = pack.child_of_parent(run_conf, mother, tmp_path / "probes", "probe")
     assert entry["model"] == "mother" and "encoder.w" not in own
+
+
+def test_the_card_counts_the_whole_model_and_names_what_the_parent_supplies(
+        tmp_path, monkeypatch):
+    import yaml
+
+    from simul.zoo.card import write_card
+
+    # a parent of 1,000,000 encoder and 10,000 ctc values; the child adds a decoder of
+    # 500,000 and ships only that: 1.51 M in all, 0.50 M in its file
+    models = tmp_path / "models"
+    (models / "mother").mkdir(parents=True)
+    (models / "child").mkdir()
+    mother = {"encoder.w": torch.zeros(1000, 1000).half(), "ctc.w": torch.zeros(100, 100).half()}
+    torch.save(mother, models / "mother" / "model.pth")
+    torch.save({"decoder.w": torch.ones(500, 1000).half()}, models / "child" / "model.pth")
+    (models / "child" / "simul.json").write_text(json.dumps({
+        parent.KEY: {"model": "mother", "sha256": parent.sha256(models / "mother" / "model.pth"),
+                     "modules": ["ctc", "encoder"]},
+        "pair": "en-de", "averaged": ["1epoch.pth"]}))
+    (models / "child" / "config.yaml").write_text(yaml.safe_dump({
+        "encoder": "conformer", "decoder": "transformer", "token_type": "bpe",
+        "token_list": ["<blank>", "a", "<sos/eos>"]}))
+    monkeypatch.setattr(registry, "MODELS_DIR", models)
+    monkeypatch.setenv(parent.ENV, str(tmp_path / "cache"))
+    card = write_card("child", models).read_text()
+    line = next(x for x in card.splitlines() if x.startswith("- parameters:"))
+    assert line.startswith("- parameters: 1.51 M, of which 0.50 M in its file (1.0 MiB): "
+                           "the ctc, encoder of `mother` (sha256 ")
+    assert line.endswith("are not shipped again; the loader puts them back")

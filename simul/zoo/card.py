@@ -90,8 +90,14 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
     task = registry.task(out)
     info = registry.info(out)
     conf = registry.config(out)
+    from simul.models import parent
+
     state = torch.load(out / "model.pth", map_location="cpu")
-    n_params = sum(v.numel() for v in state.values() if v.is_floating_point())
+    n_own = sum(v.numel() for v in state.values() if v.is_floating_point())
+    inherited = parent.info(out)
+    if inherited:  # the whole model: this file and the modules its parent supplies
+        whole = torch.load(parent.assembled(out, out / "model.pth"), map_location="cpu")
+        n_params = sum(v.numel() for v in whole.values() if v.is_floating_point())
     recipe = RECIPES / f"{name}.yaml"
     about = [line[2:] for line in recipe.read_text().splitlines()
              if line.startswith("# ")] if recipe.is_file() else []
@@ -100,8 +106,13 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
              f"({len(conf['token_list'])} target units)",
              f"- encoder: {conf['encoder']} {conf.get('encoder_conf', {})}",
              f"- decoder: {conf['decoder']} {conf.get('decoder_conf', {})}",
-             f"- parameters: {n_params / 1e6:.2f} M; "
-             f"file {(out / 'model.pth').stat().st_size / 2**20:.1f} MiB",
+             *([f"- parameters: {n_params / 1e6:.2f} M, of which {n_own / 1e6:.2f} M in its "
+                f"file ({(out / 'model.pth').stat().st_size / 2**20:.1f} MiB): the "
+                f"{', '.join(inherited['modules'])} of `{inherited['model']}` (sha256 "
+                f"{inherited['sha256'][:12]}…) are not shipped again; the loader puts them "
+                "back"] if inherited else
+               [f"- parameters: {n_own / 1e6:.2f} M; "
+                f"file {(out / 'model.pth').stat().st_size / 2**20:.1f} MiB"]),
              f"- averaged snapshots: {', '.join(info['averaged'])}; weights stored in "
              f"{info.get('stored', 'float32')}, computed in float32",
              *([f"- started from (ESPnet init_param, file:source:module): "
