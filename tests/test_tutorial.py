@@ -229,9 +229,16 @@ def test_alignment_table_and_bars_on_the_timeline():
     # translates "world", which ends at 2500: anticipated by 500
     seg = de_segment("hello world", "hola mundo", ((0, 0), (1, 1)), ends=[600.0, 2500.0])
     table = tut.alignment_table(record(), seg)
-    assert table.values.tolist() == [[1, "hola", 1000.0, "hello", 600.0, "waited", 400.0],
-                                     [2, "mundo", 2000.0, "world", 2500.0, "anticipated",
+    assert table.values.tolist() == [[1, "hola", "hello", 600.0, 1000.0, "waited", 400.0],
+                                     [2, "mundo", "world", 2500.0, 2000.0, "anticipated",
                                       -500.0]]
+    # a reference word no output word matched: "cruel" (linked to "world") is not written
+    cruel = de_segment("hello world", "hola mundo cruel", ((0, 0), (1, 1), (1, 2)),
+                       ends=[600.0, 2500.0])
+    last = tut.alignment_table(record(reference="hola mundo cruel"), cruel).iloc[-1]
+    assert (last["#"], last["reference word"], last["heard at (ms)"], last.verdict) == (
+        3, "cruel", 2500.0, "not written")
+    assert np.isnan(last["written at (ms)"]) and np.isnan(last["wait (ms)"])
     ax = plots.timeline(record(), seg, links=True)
     bars = [line for line in ax.lines if line.get_label() in (
         "waited for its source", "written before its source was heard")]

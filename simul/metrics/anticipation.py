@@ -105,19 +105,28 @@ def linked_words(hypothesis: Sequence[str], reference: Sequence[str],
     the source words its reference word is linked to, and is left out when there are none.
     In hypothesis order.
     """
-    sources: dict[int, list[int]] = {}
+    sources = _sources(reference, links)
+    return [(h, sources[j]) for h, j in matched_words(hypothesis, reference) if j in sources]
+
+
+def _sources(reference: Sequence[str], links: Sequence[tuple[int, int]]
+             ) -> dict[int, tuple[int, ...]]:
+    """Reference word index → the source words linked to it, sorted."""
+    sources: dict[int, set[int]] = {}
     for i, j in links:
         if not 0 <= j < len(reference):
             raise ValueError(f"link {i}-{j}: target word {j} is past the {len(reference)} "
                              "reference words")
-        sources.setdefault(j, []).append(i)
+        sources.setdefault(j, set()).add(i)
+    return {j: tuple(sorted(v)) for j, v in sources.items()}
+
+
+def matched_words(hypothesis: Sequence[str], reference: Sequence[str]
+                  ) -> list[tuple[int, int]]:
+    """(hypothesis index, reference index) of the words matched along the longest common
+    subsequence (``difflib.SequenceMatcher``, exact strings, no junk heuristic)."""
     matcher = difflib.SequenceMatcher(None, list(hypothesis), list(reference), autojunk=False)
-    found = []
-    for a, b, size in matcher.get_matching_blocks():
-        for k in range(size):
-            if b + k in sources:
-                found.append((a + k, tuple(sorted(set(sources[b + k])))))
-    return found
+    return [(a + k, b + k) for a, b, size in matcher.get_matching_blocks() for k in range(size)]
 
 
 def sentence_counts(hypothesis: Sequence[str], delays: Sequence[float],
@@ -157,6 +166,7 @@ class LinkedWord:
     """One linked hypothesis word of :func:`linked_word_times`."""
 
     index: int  # its place in ``prediction.split()``, from 0
+    reference: int  # the place of the reference word it matched, from 0
     sources: tuple[int, ...]  # the source words (indices) its reference word is linked to
     delay: float  # source read (ms) when it was written
     heard: float  # when the last of its source words ended (ms)
@@ -173,9 +183,11 @@ def linked_word_times(record: Record, segment: Segment) -> list[LinkedWord]:
     if not has_links(segment):
         raise ValueError(f"segment {segment.id}: no gold links or no word times")
     ends = [w.end_ms for w in segment.alignment.words]
-    return [LinkedWord(h, sources, float(record.delays[h]), max(ends[i] for i in sources))
-            for h, sources in linked_words(record.prediction.split(),
-                                           record.reference.split(), segment.links)]
+    reference = record.reference.split()
+    sources = _sources(reference, segment.links)
+    return [LinkedWord(h, j, sources[j], float(record.delays[h]),
+                       max(ends[i] for i in sources[j]))
+            for h, j in matched_words(record.prediction.split(), reference) if j in sources]
 
 
 def has_links(segment: Segment | None) -> bool:

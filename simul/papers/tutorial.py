@@ -319,19 +319,31 @@ def reordered_segment(segments, *, max_words: int = 12):
 
 
 def alignment_table(record: Record, segment) -> pd.DataFrame:
-    """One row per output word matched to a reference word with gold links (as the
-    anticipation rate matches them, :func:`simul.metrics.anticipation.linked_word_times`):
-    its place in the output (``#``, from 1), its delay (source read when it was written,
-    ms), the source words it translates and when the last of them ended, and the verdict:
-    "anticipated" (written before that end: the policy guessed it) or "waited" (its source
-    heard, by how many ms)."""
+    """One row per reference word with gold links, in reference order: the source words
+    it translates and when the last of them ended (ms), then what the policy did with it —
+    the output word matched to it (as the anticipation rate matches them,
+    :func:`simul.metrics.anticipation.linked_word_times`), written at its delay (source
+    read, ms): "anticipated" (before its source ended: the policy guessed it), "waited"
+    (after, by ``wait (ms)``), or "not written" (no output word matched it: guessed wrong,
+    or dropped)."""
     from simul.metrics.anticipation import linked_word_times
 
-    hyp, words = record.prediction.split(), segment.alignment.words
-    return pd.DataFrame(
-        [{"#": w.index + 1, "output word": hyp[w.index], "written at (ms)": w.delay,
-          "translates": " ".join(words[i].text for i in w.sources), "heard at (ms)": w.heard,
-          "verdict": "anticipated" if w.anticipates else "waited",
-          "wait (ms)": w.delay - w.heard} for w in linked_word_times(record, segment)],
-        columns=["#", "output word", "written at (ms)", "translates", "heard at (ms)",
-                 "verdict", "wait (ms)"])
+    words = segment.alignment.words
+    reference = record.reference.split()
+    written = {w.reference: w for w in linked_word_times(record, segment)}
+    sources: dict[int, set[int]] = {}
+    for i, j in segment.links:
+        sources.setdefault(j, set()).add(i)
+    rows = []
+    for j in sorted(sources):
+        heard = max(words[i].end_ms for i in sources[j])
+        w = written.get(j)
+        rows.append({"#": j + 1, "reference word": reference[j],
+                     "translates": " ".join(words[i].text for i in sorted(sources[j])),
+                     "heard at (ms)": heard,
+                     "written at (ms)": w.delay if w else math.nan,
+                     "verdict": ("not written" if w is None else
+                                 "anticipated" if w.anticipates else "waited"),
+                     "wait (ms)": w.delay - heard if w else math.nan})
+    return pd.DataFrame(rows, columns=["#", "reference word", "translates", "heard at (ms)",
+                                       "written at (ms)", "verdict", "wait (ms)"])
