@@ -161,9 +161,14 @@ def test_the_card_counts_the_whole_model_and_names_what_the_parent_supplies(
     (models / "child" / "config.yaml").write_text(yaml.safe_dump({
         "encoder": "conformer", "decoder": "transformer", "token_type": "bpe",
         "token_list": ["<blank>", "a", "<sos/eos>"]}))
+    # two epochs of 1,500 + 300 and 1,800 + 0 seconds: 3,600 s = 1 h 00 min
+    (models / "child" / "learning_curve.csv").write_text(
+        "epoch,train_seconds,valid_seconds\n1,1500,300\n2,1800,\n")
     monkeypatch.setattr(registry, "MODELS_DIR", models)
     monkeypatch.setenv(parent.ENV, str(tmp_path / "cache"))
     card = write_card("child", models).read_text()
+    assert ("- training cost: 2 epochs, 1 h 00 min of ESPnet train and valid time "
+            "(learning_curve.csv), one core") in card.splitlines()
     line = next(x for x in card.splitlines() if x.startswith("- parameters:"))
     assert line.startswith("- parameters: 1.51 M, of which 0.50 M in its file (1.0 MiB): "
                            "the ctc, encoder of `mother` (sha256 ")

@@ -81,6 +81,24 @@ def _asr_table(results: dict) -> list[str]:
     return lines
 
 
+def _cost_line(out: Path) -> list[str]:
+    """What training cost, from ``learning_curve.csv`` (ESPnet's train and valid seconds of
+    every epoch, resumed runs included); none without it."""
+    import pandas as pd
+
+    path = out / "learning_curve.csv"
+    if not path.is_file():
+        return []
+    curve = pd.read_csv(path)
+    seconds = sum(curve[c].fillna(0).sum() for c in ("train_seconds", "valid_seconds")
+                  if c in curve)
+    if not seconds:
+        return []
+    hours, minutes = divmod(round(seconds / 60), 60)
+    return [f"- training cost: {len(curve)} epochs, {hours} h {minutes:02d} min of ESPnet "
+            "train and valid time (learning_curve.csv), one core"]
+
+
 def write_card(name: str, root: Path = MODELS_DIR) -> Path:
     """``card.md``: what the model is, the command that made it, its measured BLEU (an
     ASR model's WER)."""
@@ -122,6 +140,7 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
                if info.get("frozen") else []),
              *([_simultaneous_line(info["simultaneous_training"])]
                if info.get("simultaneous_training") else []),
+             *_cost_line(out),
              f"- trained on: mini corpus, builder version "
              f"{info.get('corpus_builder_version', 'unrecorded')}",
              "", "Made by:", "", "```", info.get("command") or f"simul train {name}",
