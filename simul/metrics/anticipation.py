@@ -105,13 +105,14 @@ def linked_words(hypothesis: Sequence[str], reference: Sequence[str],
     the source words its reference word is linked to, and is left out when there are none.
     In hypothesis order.
     """
-    sources = _sources(reference, links)
+    sources = linked_sources(reference, links)
     return [(h, sources[j]) for h, j in matched_words(hypothesis, reference) if j in sources]
 
 
-def _sources(reference: Sequence[str], links: Sequence[tuple[int, int]]
+def linked_sources(reference: Sequence[str], links: Sequence[tuple[int, int]]
              ) -> dict[int, tuple[int, ...]]:
-    """Reference word index → the source words linked to it, sorted."""
+    """Reference word index → the source words linked to it, sorted (words without a link
+    are absent); a link past the reference's words is refused."""
     sources: dict[int, set[int]] = {}
     for i, j in links:
         if not 0 <= j < len(reference):
@@ -184,7 +185,7 @@ def linked_word_times(record: Record, segment: Segment) -> list[LinkedWord]:
         raise ValueError(f"segment {segment.id}: no gold links or no word times")
     ends = [w.end_ms for w in segment.alignment.words]
     reference = record.reference.split()
-    sources = _sources(reference, segment.links)
+    sources = linked_sources(reference, segment.links)
     return [LinkedWord(h, j, sources[j], float(record.delays[h]),
                        max(ends[i] for i in sources[j]))
             for h, j in matched_words(record.prediction.split(), reference) if j in sources]

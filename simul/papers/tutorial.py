@@ -326,20 +326,18 @@ def alignment_table(record: Record, segment) -> pd.DataFrame:
     read, ms): "anticipated" (before its source ended: the policy guessed it), "waited"
     (after, by ``wait (ms)``), or "not written" (no output word matched it: guessed wrong,
     or dropped)."""
-    from simul.metrics.anticipation import linked_word_times
+    from simul.metrics.anticipation import linked_sources, linked_word_times
 
     words = segment.alignment.words
     reference = record.reference.split()
     written = {w.reference: w for w in linked_word_times(record, segment)}
-    sources: dict[int, set[int]] = {}
-    for i, j in segment.links:
-        sources.setdefault(j, set()).add(i)
+    sources = linked_sources(reference, segment.links)
     rows = []
     for j in sorted(sources):
         heard = max(words[i].end_ms for i in sources[j])
         w = written.get(j)
         rows.append({"#": j + 1, "reference word": reference[j],
-                     "translates": " ".join(words[i].text for i in sorted(sources[j])),
+                     "translates": " ".join(words[i].text for i in sources[j]),
                      "heard at (ms)": heard,
                      "written at (ms)": w.delay if w else math.nan,
                      "verdict": ("not written" if w is None else
