@@ -127,6 +127,11 @@ class Session:
         if kind != policy.runs_on:
             raise ValueError(f"policy {policy.name} runs on {_KINDS.get(policy.runs_on)}; "
                              f"this model is {_KINDS.get(kind, kind)}")
+        needs = policy.needs_decoder
+        if needs and getattr(model, "decoder_name", "") != needs:
+            raise ValueError(f"policy {policy.name} decodes models trained with a {needs} "
+                             f"decoder; this model's decoder is "
+                             f"{getattr(model, 'decoder_name', '') or 'another one'}")
         target = float(policy.first_read_ms())
         if math.isnan(target):
             raise PolicyError(f"{policy.name}: first_read_ms() is NaN")

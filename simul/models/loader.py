@@ -1,7 +1,8 @@
 """Loading a model by name or directory: the adapter that fits it.
 
 A shipped name or any directory (:func:`simul.models.registry.resolve`): an ESPnet2 model
-(:class:`~simul.models.espnet_st.ESPnetST`) or a cascade of an ASR and an MT model
+(:class:`~simul.models.espnet_st.ESPnetST`; with a monotonic multihead attention decoder
+:class:`~simul.models.mma_st.ESPnetMMA`) or a cascade of an ASR and an MT model
 (:class:`~simul.models.cascade.Cascade`, a directory with ``cascade.json``).
 """
 
@@ -9,9 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from simul.models import registry
 from simul.models.cascade import Cascade
-from simul.models.espnet_st import ESPnetST
+from simul.models.espnet_st import ESPnetST, resolve_model_dir
 
 
 def load_dir(directory: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
@@ -19,7 +22,12 @@ def load_dir(directory: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
     MT model (a directory with ``cascade.json``, :mod:`simul.models.cascade`)."""
     if registry.is_cascade(directory):
         return Cascade.from_dir(directory, device)
-    return ESPnetST.from_dir(directory, device)
+    config, model_file = resolve_model_dir(directory)
+    if yaml.safe_load(config.read_text()).get("decoder") == "transformer_mma":
+        from simul.models.mma_st import ESPnetMMA  # registers the decoder with ESPnet
+
+        return ESPnetMMA(config, model_file, device)
+    return ESPnetST(config, model_file, device)
 
 
 def load(name_or_dir: str | Path, device: str = "cpu") -> ESPnetST | Cascade:

@@ -70,6 +70,39 @@ def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
     return len(rows)
 
 
+BOUNDARIES = ("word", "phoneme")
+
+
+def export_boundaries(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
+                      kind: str, *, speed_factors=(1.0,), progress: bool = True) -> Path:
+    """Write ``<kind>_ends``: per utterance (ids as :func:`export_split` gives them) the end
+    times (ms) of its oracle words or phonemes (``kind``), sorted, duplicates merged, as
+    ESPnet's ``text_float`` reads them; a perturbed copy's times are divided by its factor.
+    What M20's oracle pre-decision triggers on, for a decoder that trains with it
+    (:mod:`simul.models.mma_decoder`)."""
+    if kind not in BOUNDARIES:
+        raise ValueError(f"boundaries: {kind!r} is not one of {BOUNDARIES}")
+    out = Path(out_dir) / f"{kind}_ends"
+    if out.is_file():
+        return out
+    rows = []
+    for seg in tqdm(load(corpus_root, pair, split, with_audio=False),
+                    desc=f"{kind} ends {pair} {split}", unit="seg", disable=not progress):
+        if seg.alignment is None:
+            raise ValueError(f"{corpus_root}: {pair} {split} segment {seg.id} has no "
+                             f"alignment; {kind} boundaries need the oracle times")
+        spans = seg.alignment.words if kind == "word" else seg.alignment.phonemes
+        ends = sorted({float(w.end_ms) for w in spans if w.end_ms > 0}) or [seg.duration_ms]
+        for factor in speed_factors:
+            uid = f"{speed_prefix(factor)}{split}_{seg.index:06d}"
+            rows.append((uid, " ".join(f"{t / factor:.2f}" for t in ends)))
+    rows.sort()
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text("".join(f"{uid} {times}\n" for uid, times in rows))
+    tmp.rename(out)
+    return out
+
+
 def train_sentencepiece(lines_file: Path, prefix: Path, vocab_size: int,
                         model_type: str = "bpe") -> Path:
     """Train a SentencePiece model on the text column of an ESPnet ``text`` file."""

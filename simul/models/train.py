@@ -139,8 +139,8 @@ def _espnet(module: str, args: list[str], log: Path) -> None:
     """Run an espnet2.bin module in a subprocess (quiet imports), output appended to ``log``."""
     code = (
         "import sys; from simul.models.espnet_env import import_espnet; "
-        "from simul.models import rnn_padded, waitk_decoder; rnn_padded.register(); "
-        "waitk_decoder.register(); "
+        "from simul.models import mma_decoder, rnn_padded, waitk_decoder; "
+        "rnn_padded.register(); waitk_decoder.register(); mma_decoder.register(); "
         f"m = import_espnet({module!r}); m.main(sys.argv[1:])"
     )
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}
@@ -233,11 +233,12 @@ TASKS = {
 """The ESPnet tasks a recipe may train and the exported files each reads."""
 
 
-def _data_args(workdir: Path, train_dir: str = "train", task: str = "st") -> list[str]:
+def _data_args(workdir: Path, train_dir: str = "train", task: str = "st",
+               extra=()) -> list[str]:
     args = []
     for phase, split in (("train", train_dir), ("valid", "dev")):
         d = workdir / "data" / split
-        for file, data_name, kind in TASKS[task][1]:
+        for file, data_name, kind in (*TASKS[task][1], *extra):
             args += [f"--{phase}_data_path_and_name_and_type", f"{d}/{file},{data_name},{kind}"]
     return args
 
@@ -297,6 +298,14 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         conf["src_bpemodel"] = str(src_bpe)
     if max_epoch is not None:
         conf["max_epoch"] = max_epoch
+    extra = []  # data beyond the task's own, e.g. the oracle boundaries of MMA's pre-decision
+    boundaries = (conf.get("decoder_conf") or {}).get("pre_decision", "fixed")
+    if conf.get("decoder") == "transformer_mma" and boundaries != "fixed":
+        for split, out, speeds in (("train", train_dir, factors), ("dev", "dev", (1.0,))):
+            prepare.export_boundaries(corpus_root, pair, split, workdir / "data" / out,
+                                      boundaries, speed_factors=speeds, progress=progress)
+        extra = [(f"{boundaries}_ends", "block_ms", "text_float")]
+        conf["allow_variable_data_keys"] = True  # ESPnet's ST task names no such data
     if conf.get("decoder") == "transformer_waitk":  # simultaneous training: target words
         conf["decoder_conf"] = {**(conf.get("decoder_conf") or {}),  # from this run's units
                                 "units_file": str(tok_list), "unit_type": tok_type}
@@ -319,7 +328,7 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
             "--train_shape_file", f"{workdir}/data/{train_dir}/{first}",
             "--valid_shape_file", f"{workdir}/data/dev/{first}",
             "--batch_type", "unsorted", "--batch_size", "32", *ngpu,
-            *_data_args(workdir, train_dir, task),
+            *_data_args(workdir, train_dir, task, extra),
         ], workdir / "stats.log")
 
     if task != "mt":  # 4 (text has no feature statistics)
@@ -333,7 +342,7 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
     _espnet(module, [
         "--config", str(workdir / "train_config.yaml"), "--output_dir", str(exp),
         "--use_preprocessor", "true", "--resume", "true", *ngpu, *shapes,
-        *_data_args(workdir, train_dir, task),
+        *_data_args(workdir, train_dir, task, extra),
     ], exp / "train.log")
     return exp
 

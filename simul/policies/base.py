@@ -60,6 +60,8 @@ class Policy:
     # the models it decodes: "st" (an end-to-end ST model, simul.models.espnet_st) or
     # "cascade" (ASR + MT, simul.models.cascade)
     runs_on: ClassVar[str] = "st"
+    # a decoder the model must have been trained with (e.g. "transformer_mma"); "" for any
+    needs_decoder: ClassVar[str] = ""
 
     def first_read_ms(self) -> float:
         """How much source to read before the first decision (``math.inf``: all of it)."""

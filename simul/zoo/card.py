@@ -48,6 +48,15 @@ def summary_line(name: str) -> str:
                           for split, cells in rows.items())
 
 
+def _monotonic_line(how: dict) -> str:
+    return (f"- monotonic multihead attention (simul.models.mma_decoder, MMA-IL): every head of "
+            f"every decoder layer stops over fixed pre-decision blocks of {how['step_ms']:g} ms "
+            f"(encoder frames of {how['frame_ms']:g} ms); latency weight λ = "
+            f"{how['latency_weight']:g}, variance weight {how['variance_weight']:g}, noise on "
+            f"the monotonic energies σ = {how['noise_std']:g}; decoded by the mma policy "
+            "(greedy, the whole input: `simul models eval --beams 1`)")
+
+
 def _simultaneous_line(how: dict) -> str:
     ks = how["k_train"]
     which = (f"k_train = {ks}" if isinstance(ks, int) else
@@ -140,6 +149,8 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
                if info.get("frozen") else []),
              *([_simultaneous_line(info["simultaneous_training"])]
                if info.get("simultaneous_training") else []),
+             *([_monotonic_line(info["monotonic_attention"])]
+               if info.get("monotonic_attention") else []),
              *_cost_line(out),
              f"- trained on: mini corpus, builder version "
              f"{info.get('corpus_builder_version', 'unrecorded')}",

@@ -86,6 +86,8 @@ def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
                          "training run first (simul models pack)")
     task = registry.task(out)
     model = {"st": load, "asr": SpeechASR.from_dir, "mt": TextMT.from_dir}[task](out)
+    if getattr(model, "greedy_only", False):  # an MMA model: its heads decide, no beam
+        beams = (1,)
     pair = registry.pair(out)
     root = corpus_root or DEFAULT_ROOT
     results = {}

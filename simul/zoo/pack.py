@@ -57,6 +57,12 @@ WAITK_KEYS = ("k_train", "word_ms", "frame_ms", "units_file", "unit_type")
 (:mod:`simul.models.waitk_decoder`) that ESPnet's ``transformer`` decoder does not take."""
 
 
+MMA_DEFAULTS = {"step_ms": 280.0, "frame_ms": 80.0, "latency_weight": 0.0,
+                "variance_weight": 0.0, "noise_std": 1.0}
+"""decoder_conf of a ``transformer_mma`` run that its card states (the defaults of
+:class:`simul.models.mma_decoder.MMATransformerDecoder`); the packed config keeps them all."""
+
+
 def _packed_config(exp_dir: Path, out: Path) -> dict:
     """The run's config.yaml with paths relative to ``out`` (files copied there)."""
     conf = yaml.safe_load((exp_dir / "config.yaml").read_text())
@@ -188,6 +194,10 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
                                          "word_ms": dec.get("word_ms", 280.0),
                                          "frame_ms": dec.get("frame_ms", 80.0),
                                          "detection": "fixed"}
+    if run_conf.get("decoder") == "transformer_mma":
+        dec = run_conf.get("decoder_conf") or {}
+        info["monotonic_attention"] = {
+            key: dec.get(key, default) for key, default in MMA_DEFAULTS.items()}
     (out / "simul.json").write_text(json.dumps(info, indent=1) + "\n")  # the loader reads it
     if dev_utterances > 0:
         import tempfile
