@@ -58,7 +58,7 @@ def dev_bleu(model_dir: Path, pair: str, utterances: int, *, corpus_root=None,
     from simul import decode_split
     from simul.corpus import DEFAULT_ROOT
     from simul.metrics.quality import corpus_quality
-    from simul.models.espnet_st import ESPnetST
+    from simul.models.loader import load_dir
 
     kw = {"model_name": model_dir.name, "pair": pair, "split": "dev",
           "max_utterances": utterances, "corpus_root": corpus_root or DEFAULT_ROOT,
@@ -68,7 +68,7 @@ def dev_bleu(model_dir: Path, pair: str, utterances: int, *, corpus_root=None,
 
         done = list(decode_split.text_offline(TextMT.from_dir(model_dir), **kw))
         return corpus_quality([t.prediction for t in done], [t.reference for t in done]).bleu
-    recs = list(decode_split.offline_records(ESPnetST.from_dir(model_dir), **kw))
+    recs = list(decode_split.offline_records(load_dir(model_dir), **kw))
     return corpus_quality([r.prediction for r in recs], [r.reference for r in recs]).bleu
 
 
