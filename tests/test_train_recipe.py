@@ -116,6 +116,7 @@ def test_every_recipe_builds_its_espnet_model(name, tmp_path, monkeypatch):
     tokens.write_text("\n".join(["<blank>", "<unk>", "▁a", "b", "<space>", "c", "d", "e", "f",
                                  "<sos/eos>"]) + "\n")
     monkeypatch.setattr(prepare, "export_split", lambda *a, **k: 0)
+    monkeypatch.setattr(prepare, "export_boundaries", lambda *a, **k: None)
     monkeypatch.setattr(train, "_tokens", lambda *a, **k: ("bpe", tokens, None))
     monkeypatch.setattr(train, "init_params", lambda *a, **k: [])
     children = []
@@ -146,3 +147,28 @@ def test_units_from_a_model_not_yet_shipped_are_refused_in_one_line(tmp_path, mo
                                          r"missing — train and pack it first"):
         train._tokens({"from": {"model": "later"}}, tmp_path / "text", tmp_path / "tok",
                       name="new")
+
+
+def test_oracle_pre_decision_training_reads_the_boundaries(tmp_path, monkeypatch):
+    # an MMA decoder on oracle word blocks gets the exported word ends as data block_ms, in
+    # the statistics and the training runs, and ESPnet is told to accept the extra data
+    import yaml
+
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("<blank>\n<unk>\n▁a\n<sos/eos>\n")
+    exported = []
+    monkeypatch.setattr(prepare, "export_split", lambda *a, **k: 0)
+    monkeypatch.setattr(prepare, "export_boundaries",
+                        lambda root, pair, split, out, kind, **k: exported.append((split, kind)))
+    monkeypatch.setattr(train, "_tokens", lambda *a, **k: ("bpe", tokens, None))
+    monkeypatch.setattr(train, "init_params", lambda *a, **k: [])
+    children = []
+    monkeypatch.setattr(train, "_espnet", lambda module, args, log: children.append(args))
+    train.train("conformer_bpe_en-de_mma_word", workdir=tmp_path / "run", progress=False)
+    assert exported == [("train", "word"), ("dev", "word")]
+    conf = yaml.safe_load((tmp_path / "run" / "train_config.yaml").read_text())
+    assert conf["allow_variable_data_keys"] is True
+    for args in children:  # statistics, then training
+        data = [a for a in args if a.endswith(",text_float")]
+        assert [d.split("/")[-2:] for d in data] == [["train", "word_ends,block_ms,text_float"],
+                                                     ["dev", "word_ends,block_ms,text_float"]]
