@@ -226,3 +226,82 @@ def test_unit_durations_average_the_oracle_spans():
 def test_unit_durations_need_an_alignment():
     with pytest.raises(ValueError, match="no segment has an alignment"):
         ma2020.unit_durations([SimpleNamespace(alignment=None)])
+
+
+# ------------------------------------------------------------------ MMA
+WEIGHTS = {"mma0": 0.0, "mma1": 0.01, "mma2": 0.1, "word0": 0.0, "word1": 0.1}
+
+
+def mma_summary(changes=None) -> pd.DataFrame:
+    """An MMA sweep: the fixed family (λ 0, 0.01, 0.1) at Δt 280, the word family (λ 0,
+    0.1) on word and phoneme triggers."""
+    rows = [  # model, trigger, step_ms, BLEU, AL_M20
+        ("mma0", "fixed", 280.0, 18.0, 2000.0),
+        ("mma1", "fixed", 280.0, 16.0, 1500.0),
+        ("mma2", "fixed", 280.0, 13.0, 900.0),
+        ("word0", "word", NAN, 19.0, 1800.0),
+        ("word1", "word", NAN, 17.0, 700.0),
+        ("word0", "phoneme", NAN, 16.0, 1700.0),
+        ("word1", "phoneme", NAN, 14.0, 600.0),
+    ]
+    table = pd.DataFrame([
+        {"model": m, "split": "tst-COMMON", "policy": "mma", "setting": f"{m}_{t}",
+         "param_trigger": t, "param_step_ms": s, "BLEU": b, "AL": al, "AL_M20": al}
+        for m, t, s, b, al in rows])
+    for (model, trigger), values in (changes or {}).items():
+        mask = (table.model == model) & (table.param_trigger == trigger)
+        for column, value in values.items():
+            table.loc[mask, column] = value
+    return table
+
+
+def test_mma_spec_decodes_fixed_steps_and_oracle_triggers():
+    spec = ma2020.mma_spec(["mma0"], "en-de", ["tst-COMMON"], "out", steps_ms=[200, 280],
+                           triggers=["word"])
+    assert spec["policies"] == [
+        {"policy": "mma", "fixed": {"trigger": "fixed"}, "grid": {"step_ms": [200.0, 280.0]}},
+        {"policy": "mma", "grid": {"trigger": ["word"]}}]
+    assert len(expand(spec["policies"], "spec")) == 3
+    with pytest.raises(ValueError, match="steps_ms, triggers"):
+        ma2020.mma_spec(["mma0"], "en-de", ["tst-COMMON"], "out")
+
+
+def test_mma_curves_label_and_order_by_lambda():
+    c = ma2020.mma_curves(mma_summary(), WEIGHTS)
+    assert c["pre-decision"].tolist()[:3] == ["fixed Δt = 280 ms"] * 3
+    assert c["λ"].tolist() == [0.0, 0.01, 0.1, 0.0, 0.1, 0.0, 0.1]
+    with pytest.raises(ValueError, match="mma0"):
+        ma2020.mma_curves(mma_summary(), {"mma1": 0.01})
+
+
+def test_four_systems_best_per_bucket():
+    best = ma2020.best_systems(summary(), mma_summary(), WEIGHTS, width_ms=500)
+    assert list(dict.fromkeys(best.system)) == ma2020.SYSTEMS
+    mma_word = best[best.system == ma2020.MMA_WORD]
+    # word family on word triggers: λ 0.1 at 700 ms (bucket 500), λ 0 at 1800 (1500)
+    assert mma_word[["bucket_ms", "setting", "BLEU"]].values.tolist() == [
+        [500.0, "λ 0.1", 17.0], [1500.0, "λ 0", 19.0]]
+
+
+def test_mma_claims_by_hand():
+    claims = by_id(ma2020.mma_claims(summary(), mma_summary(), WEIGHTS))
+    # AL_M20 at Δt 280: 2000 → 1500 → 900: the largest step is −500
+    assert claims["M20-MMA-lambda"].holds and claims["M20-MMA-lambda"].evidence.effect == -500
+    # best BLEU word − phoneme: wait-k 15 − 2 = 13, MMA 19 − 16 = 3: gap 10
+    assert claims["M20-MMA-granularity"].holds
+    assert claims["M20-MMA-granularity"].evidence.effect == pytest.approx(10.0)
+    # MMA+word's front (700 → 17, 1800 → 19) is above every other front where they overlap
+    assert claims["M20-MMA-word-best"].holds
+
+
+@pytest.mark.parametrize(("changes", "failing"), [
+    ({("mma2", "fixed"): {"AL_M20": 1600.0}}, "M20-MMA-lambda"),  # λ 0.1 slower than 0.01
+    ({("word0", "phoneme"): {"BLEU": 2.0}, ("word1", "phoneme"): {"BLEU": 1.0}},
+     "M20-MMA-granularity"),  # MMA loses 17 BLEU from word to phoneme, wait-k 13
+    ({("word1", "word"): {"BLEU": 5.0}, ("word0", "word"): {"BLEU": 6.0}},
+     "M20-MMA-word-best"),
+])
+def test_each_mma_claim_fails_when_its_numbers_say_so(changes, failing):
+    claims = by_id(ma2020.mma_claims(summary(), mma_summary(changes), WEIGHTS))
+    assert not claims[failing].holds
+    assert all(c.holds for n, c in claims.items() if n != failing)

@@ -257,3 +257,186 @@ def claims(summary: pd.DataFrame, *, latency: str = LATENCY,
                 f"{s:g} ms {v:.0f}" for s, v in zip(gaps.step_ms, values, strict=True)),
             needs_full_run=True))
     return out
+
+
+# ---------------------------------------------------------------------------------- MMA
+# The flexible policy (§3.1, Fig. 2b, the MMA halves of the word and phoneme curves, Fig. 3):
+# models with a monotonic multihead attention decoder (simul.models.mma_decoder), one per
+# latency weight λ, decoded by the mma policy. A family is trained on one pre-decision
+# (fixed 280 ms blocks, or oracle word ends) and decoded on others too.
+
+MMA_FIXED, MMA_WORD = "MMA, fixed Δt (best)", "MMA, oracle word boundaries"
+WAITK_FIXED, WAITK_WORD = "wait-k, fixed Δt (best)", "wait-k, oracle word boundaries"
+SYSTEMS = [WAITK_FIXED, WAITK_WORD, MMA_FIXED, MMA_WORD]
+"""Fig. 3's four systems: {fixed, flexible} pre-decision × {wait-k, MMA} policy."""
+
+
+def latency_weights(models) -> dict[str, float]:
+    """λ of each MMA model (its card's ``monotonic_attention.latency_weight``)."""
+    from simul.models import registry
+
+    out = {}
+    for m in models:
+        info = registry.info(m).get("monotonic_attention")
+        if info is None:
+            raise ValueError(f"{m}: not an MMA model (its simul.json has no "
+                             "monotonic_attention); the MMA panels need transformer_mma models")
+        out[str(m)] = float(info["latency_weight"])
+    return out
+
+
+def mma_spec(models: list[str], pair: str, splits: list[str], output: str, *, corpus=None,
+             max_utterances=None, steps_ms=None, triggers=()) -> dict:
+    """MMA models decoded by the ``mma`` policy on fixed triggers at each Δt of ``steps_ms``
+    and on the oracle ``triggers``."""
+    policies = []
+    if steps_ms:
+        policies.append({"policy": "mma", "fixed": {"trigger": "fixed"},
+                         "grid": {"step_ms": [float(s) for s in steps_ms]}})
+    if triggers:
+        policies.append({"policy": "mma", "grid": {"trigger": list(triggers)}})
+    if not policies:
+        raise ValueError("mma_spec: give steps_ms, triggers or both")
+    return notebook.spec(models, pair, splits, output, policies, corpus=corpus,
+                         max_utterances=max_utterances)
+
+
+def mma_curves(summary: pd.DataFrame, weights: dict[str, float]) -> pd.DataFrame:
+    """The ``mma`` rows with ``trigger``, ``step_ms`` (NaN for oracle triggers), ``λ`` (of
+    each model, ``weights``) and the ``pre-decision`` label of :func:`curves`, sorted by
+    pre-decision and λ."""
+    rows = summary[summary.policy == "mma"].copy()
+    unknown = sorted(set(rows.model) - set(weights))
+    if unknown:
+        raise ValueError(f"mma_curves: no latency weight for {unknown}")
+    rows["trigger"] = rows["param_trigger"]
+    rows["step_ms"] = rows["param_step_ms"].where(rows.trigger == "fixed")
+    rows["λ"] = rows.model.map(weights)
+    rows["pre-decision"] = [f"fixed Δt = {s:g} ms" if t == "fixed" else f"oracle {t} boundaries"
+                            for t, s in zip(rows.trigger, rows.step_ms, strict=True)]
+    rows["_order"] = rows.trigger.map({"fixed": 0, "word": 1, "phoneme": 2})
+    return rows.sort_values(["_order", "step_ms", "λ"], kind="stable").drop(
+        columns="_order").reset_index(drop=True)
+
+
+def mma_table(summary: pd.DataFrame, weights: dict[str, float], *,
+              latency: str = LATENCY) -> pd.DataFrame:
+    """Fig. 2b and the MMA points of the flexible panels: one row per (pre-decision, λ)."""
+    c = mma_curves(summary, weights)
+    return pd.DataFrame({"pre-decision": c["pre-decision"], "model": c.model, "λ": c["λ"],
+                         "BLEU": c.BLEU, latency: c[latency]})
+
+
+def systems(waitk: pd.DataFrame, mma: pd.DataFrame, weights: dict[str, float]) -> pd.DataFrame:
+    """Every setting of the four systems of Fig. 3 (``system``: :data:`SYSTEMS`), from the
+    wait-k sweep (:func:`spec`) and the MMA sweep (:func:`mma_spec`) on the same segments:
+    MMA on fixed triggers from the models trained on fixed blocks, on word triggers from
+    those trained on word ends."""
+    w = curves(waitk)
+    w = w[w.trigger.isin(["fixed", "word"])].assign(
+        system=lambda d: d.trigger.map({"fixed": WAITK_FIXED, "word": WAITK_WORD}),
+        setting_label=lambda d: [f"Δt {s:g}, k {k}" if t == "fixed" else f"k {k}"
+                                 for t, s, k in zip(d.trigger, d.step_ms, d.k, strict=True)])
+    m = mma_curves(mma, weights)
+    m = m[m.trigger.isin(["fixed", "word"])].assign(
+        system=lambda d: d.trigger.map({"fixed": MMA_FIXED, "word": MMA_WORD}),
+        setting_label=lambda d: [f"Δt {s:g}, λ {lam:g}" if t == "fixed" else f"λ {lam:g}"
+                                 for t, s, lam in zip(d.trigger, d.step_ms, d["λ"],
+                                                      strict=True)])
+    return pd.concat([w, m], ignore_index=True)
+
+
+def best_systems(waitk: pd.DataFrame, mma: pd.DataFrame, weights: dict[str, float], *,
+                 latency: str = LATENCY, width_ms: float = BUCKET_MS) -> pd.DataFrame:
+    """Fig. 3 with its four systems: the best-BLEU setting of each per ``width_ms`` bucket."""
+    s = systems(waitk, mma, weights)
+    best = best_per_bucket(s, latency=latency, quality="BLEU", width_ms=width_ms,
+                           by=["system"])
+    best["_order"] = best.system.map({n: i for i, n in enumerate(SYSTEMS)})
+    best = best.sort_values(["_order", "bucket_ms"], kind="stable")
+    return best[["system", "bucket_ms", "setting_label", "BLEU", latency]].rename(
+        columns={"setting_label": "setting"}).reset_index(drop=True)
+
+
+def _at_step(c: pd.DataFrame, step_ms: float) -> pd.DataFrame:
+    return c[(c.trigger == "fixed") & (c.step_ms == step_ms)]
+
+
+def _split_rows(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return rows[rows.policy != "mma"], rows[rows.policy == "mma"]
+
+
+def _granularity_gap(weights, latency):
+    """(wait-k's best BLEU on word − on phoneme boundaries) − MMA's: how much more wait-k
+    loses to the finer granularity."""
+    def statistic(rows: pd.DataFrame) -> float:
+        waitk, mma = _split_rows(rows)
+        w = curves(waitk).groupby("trigger").BLEU.max()
+        m = mma_curves(mma, weights).groupby("trigger").BLEU.max()
+        return float((w["word"] - w["phoneme"]) - (m["word"] - m["phoneme"]))
+    return statistic
+
+
+def _word_mma_margin(weights, latency):
+    """MMA + word boundaries' front − the best other system's, at matched latency: the
+    smallest of its mean BLEU gaps to the three other fronts."""
+    def statistic(rows: pd.DataFrame) -> float:
+        waitk, mma = _split_rows(rows)
+        s = systems(waitk, mma, weights)
+        fronts = {n: pareto_front(g, x=latency, by=["system"]) for n, g in s.groupby("system")}
+        if MMA_WORD not in fronts or len(fronts) < 2:
+            return float("nan")
+        gaps = [curve_gap(fronts[MMA_WORD], f, x=latency) for n, f in fronts.items()
+                if n != MMA_WORD]
+        return float(min(gaps))
+    return statistic
+
+
+def mma_claims(waitk: pd.DataFrame, mma: pd.DataFrame, weights: dict[str, float], *,
+               latency: str = LATENCY, trained_step_ms: float = 280.0) -> list[Claim]:
+    """The MMA claims of §4 on the wait-k sweep (:func:`spec`) and the MMA sweep
+    (:func:`mma_spec`) of the same model's segments, each with its paired-bootstrap
+    evidence (the records of both sweeps resampled together)."""
+    rows = pd.concat([waitk, mma], ignore_index=True)
+    measure = {"metrics": (latency,)}
+    m = mma_curves(mma, weights)
+    out = []
+
+    # M20 eq. 4 and Fig. 2b: a larger latency weight λ gives a lower latency
+    fixed = _at_step(m, trained_step_ms)
+    if fixed["λ"].nunique() > 1:
+        along = fixed.sort_values("λ")
+        detail = f"{latency} by λ at Δt {trained_step_ms:g} ms: " + ", ".join(
+            f"{lam:g} → {v:.0f}" for lam, v in zip(along["λ"], along[latency], strict=True))
+        step = weakest_step(by="step_ms", along="λ", metric=latency, increasing=False)
+        out.append(Claim.measured(
+            "M20-MMA-lambda", f"latency falls as the latency weight λ grows (Δt "
+            f"{trained_step_ms:g} ms, the largest step from one λ to the next, ms)",
+            evaluate(rows, lambda r: step(_at_step(mma_curves(_split_rows(r)[1], weights),
+                                                   trained_step_ms)),
+                     claimed="less", **measure), detail, needs_full_run=True))
+
+    # "comparing MMA and wait-k with phoneme boundaries, MMA is found to be more robust to
+    # the granularity of the pre-decision"
+    w = curves(waitk)
+    if {"word", "phoneme"} <= set(w.trigger) and {"word", "phoneme"} <= set(m.trigger):
+        wb, mb = w.groupby("trigger").BLEU.max(), m.groupby("trigger").BLEU.max()
+        out.append(Claim.measured(
+            "M20-MMA-granularity", "MMA is more robust than wait-k to the pre-decision's "
+            "granularity: it loses less best BLEU from word to phoneme boundaries (wait-k's "
+            "loss − MMA's, BLEU)",
+            evaluate(rows, _granularity_gap(weights, latency), claimed="greater", **measure),
+            f"best BLEU word / phoneme: wait-k {wb['word']:.1f} / {wb['phoneme']:.1f}, MMA "
+            f"{mb['word']:.1f} / {mb['phoneme']:.1f}", needs_full_run=True))
+
+    # "the best trade-offs are obtained with MMA and flexible pre-decision from word
+    # boundaries" (§4, Fig. 3)
+    s = systems(waitk, mma, weights)
+    if MMA_WORD in set(s.system) and s.system.nunique() > 1:
+        out.append(Claim.measured(
+            "M20-MMA-word-best", "MMA with oracle word boundaries has the best trade-off: its "
+            f"front above every other system's (the smallest mean BLEU gap at matched "
+            f"{latency})",
+            evaluate(rows, _word_mma_margin(weights, latency), claimed="greater", **measure),
+            "systems: " + ", ".join(sorted(set(s.system))), needs_full_run=True))
+    return out
