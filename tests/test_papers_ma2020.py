@@ -305,3 +305,12 @@ def test_each_mma_claim_fails_when_its_numbers_say_so(changes, failing):
     claims = by_id(ma2020.mma_claims(summary(), mma_summary(changes), WEIGHTS))
     assert not claims[failing].holds
     assert all(c.holds for n, c in claims.items() if n != failing)
+
+
+def test_flexible_curves_join_wait_k_by_k_and_mma_by_lambda():
+    f = ma2020.flexible(summary(), mma_summary(), WEIGHTS)
+    assert sorted(set(f.curve)) == ["MMA, oracle phoneme boundaries", "MMA, oracle word boundaries",
+                                    "wait-k, oracle phoneme boundaries",
+                                    "wait-k, oracle word boundaries"]
+    mma_word = f[f.curve == "MMA, oracle word boundaries"]
+    assert mma_word.order.tolist() == [0.0, 0.1] and mma_word.BLEU.tolist() == [19.0, 17.0]

@@ -346,6 +346,19 @@ def systems(waitk: pd.DataFrame, mma: pd.DataFrame, weights: dict[str, float]) -
     return pd.concat([w, m], ignore_index=True)
 
 
+def flexible(waitk: pd.DataFrame, mma: pd.DataFrame, weights: dict[str, float]) -> pd.DataFrame:
+    """The oracle-boundary curves of both policies (Fig. 2's word and phoneme panels):
+    ``curve`` (``wait-k, oracle word boundaries``, ``MMA, …``) and ``order`` (k for wait-k,
+    λ for MMA: the order the points are joined in)."""
+    w = curves(waitk)
+    w = w[w.trigger != "fixed"].assign(curve=lambda d: "wait-k, " + d["pre-decision"],
+                                       order=lambda d: d.k.astype(float))
+    m = mma_curves(mma, weights)
+    m = m[m.trigger != "fixed"].assign(curve=lambda d: "MMA, " + d["pre-decision"],
+                                       order=lambda d: d["λ"])
+    return pd.concat([w, m], ignore_index=True)
+
+
 def best_systems(waitk: pd.DataFrame, mma: pd.DataFrame, weights: dict[str, float], *,
                  latency: str = LATENCY, width_ms: float = BUCKET_MS) -> pd.DataFrame:
     """Fig. 3 with its four systems: the best-BLEU setting of each per ``width_ms`` bucket."""
