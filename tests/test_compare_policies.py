@@ -178,3 +178,27 @@ def test_anticipation_claim_is_the_mean_gap_over_policies():
     assert claim.evidence.effect == pytest.approx(0.30) and claim.holds
     assert claim.detail.startswith("en-de vs en-es: a 1: 0.300 vs 0.100 (LAAL 800 vs 900 ms)")
     assert compare.anticipation_claims(pairs_summary(), {"en-de": "de"}) == []
+
+
+def test_low_latency_table_takes_each_policys_best_under_each_bound():
+    s = pd.DataFrame({
+        "model": ["c", "c", "c", "c", "c", "m1", "m2"],
+        "policy": ["alignatt", "alignatt", "edatt", "onlinization", "wait_k_words", "mma",
+                   "mma"],
+        "setting": ["a", "b", "e", "o", "w", "default", "default"],
+        "LAAL": [900.0, 1400.0, 1600.0, 1200.0, 800.0, 950.0, 1300.0],
+        "BLEU": [20.0, 25.0, 30.0, 22.0, 40.0, 18.0, 26.0],
+    })
+    t = compare.low_latency_table(s).set_index("policy")
+    assert t.loc["alignatt", "BLEU, LAAL ≤ 1000"] == 20.0
+    assert t.loc["alignatt", "BLEU, LAAL ≤ 1500"] == 25.0
+    assert math.isnan(t.loc["edatt", "BLEU, LAAL ≤ 1500"])
+    assert t.loc["edatt", "setting, ≤ 1500"] == "none"
+    assert t.loc["LA-2 (onlinization)", "BLEU, LAAL ≤ 1500"] == 22.0
+    assert t.loc["mma", "setting, ≤ 1500"] == "m2: default (1300 ms)"
+    assert "wait_k_words" not in t.index
+
+
+def test_mma_spec_decodes_each_model_on_its_own_triggers():
+    s = compare.mma_spec(["m1", "m2"], "en-de", "tst-COMMON", "out", max_utterances=3)
+    assert s["models"] == ["m1", "m2"] and s["policies"] == [{"policy": "mma"}]

@@ -10,7 +10,7 @@ computation adds to its latency (LAAL_CA − LAAL).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -228,3 +228,44 @@ def anticipation_claims(summary: pd.DataFrame, models: Mapping[str, str], *,
         "the corpus has them, else fitted by eflomal)",
         evaluate(rows, statistic, claimed="greater", metrics=("LAAL", ANTICIPATION)),
         f"{harder} vs {easier}: " + detail, needs_full_run=True)]
+
+
+# --- monotonic multihead attention among the offline-model policies at low latency ---------
+
+LOW_LATENCY_MS = (1000.0, 1500.0)
+"""The LAAL bounds (ms) at which MMA is set beside the offline-model policies."""
+LOW_LATENCY_POLICIES = ("alignatt", "edatt", "onlinization", "mma")
+"""AlignAtt, EDAtt, LA-2 (onlinization, rule la, n = 2) and MMA."""
+
+
+def mma_spec(models: Sequence[str], pair: str, split: str, output: str, *, corpus=None,
+             max_utterances=None) -> dict:
+    """MMA models (one per latency weight λ) decoded by the ``mma`` policy on the triggers
+    each was trained with."""
+    return notebook.spec(list(models), pair, [split], output, [{"policy": "mma"}],
+                         corpus=corpus, max_utterances=max_utterances)
+
+
+def low_latency_table(summary: pd.DataFrame, *, bounds: Sequence[float] = LOW_LATENCY_MS,
+                      policies: Sequence[str] = LOW_LATENCY_POLICIES,
+                      latency: str = "LAAL") -> pd.DataFrame:
+    """Each policy's best BLEU among its settings (any model of ``summary``: the offline
+    model's, the MMA models') with ``latency`` ≤ each bound, and which setting gave it;
+    NaN and "none" where no setting is that fast."""
+    names = {"onlinization": "LA-2 (onlinization)"}
+    rows = []
+    for policy in policies:
+        p = summary[summary.policy == policy]
+        row = {"policy": names.get(policy, policy)}
+        for bound in bounds:
+            fast = p[p[latency] <= bound]
+            if fast.empty:
+                row[f"BLEU, {latency} ≤ {bound:g}"] = math.nan
+                row[f"setting, ≤ {bound:g}"] = "none"
+                continue
+            best = fast.loc[fast.BLEU.idxmax()]
+            row[f"BLEU, {latency} ≤ {bound:g}"] = float(best.BLEU)
+            row[f"setting, ≤ {bound:g}"] = (f"{best.model}: {best.setting} "
+                                             f"({best[latency]:.0f} ms)")
+        rows.append(row)
+    return pd.DataFrame(rows)
