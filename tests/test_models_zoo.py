@@ -11,7 +11,7 @@ from simul.cli import main
 from simul.models import registry
 from simul.zoo import curves, evaluation, pack
 from simul.zoo.card import summary_line, write_card
-from tests.conftest import make_tiny_model
+from tests.conftest import _conf, make_tiny_model
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +99,45 @@ def test_a_model_trained_in_simultaneous_mode_packs_as_espnets_decoder(fake_run,
     assert ESPnetST.from_dir(out).encode(torch.zeros(8000).numpy()).frames > 0
     card = write_card("tiny_waitk", root=tmp_path / "models").read_text()
     assert "multi-path, k_train drawn per batch from [3, 7], a word every 280 ms" in card
+
+
+def test_an_mma_model_packs_with_its_decoder_and_loads_as_mma(fake_run, tmp_path):
+    # transformer_mma stays in the packed config (its adapter decodes it); simul.json and the
+    # card keep the pre-decision and the latency weights it was trained with
+    import shutil
+
+    import yaml
+
+    from simul.models import mma_decoder
+    from simul.models.espnet_env import import_espnet
+    from simul.models.loader import load_dir
+    from simul.models.mma_st import ESPnetMMA
+
+    exp = tmp_path / "exp"
+    shutil.copytree(fake_run[0], exp)
+    conf = yaml.safe_load((exp / "config.yaml").read_text())
+    conf["decoder"] = "transformer_mma"
+    conf["decoder_conf"].update(step_ms=200.0, frame_ms=40.0, latency_weight=0.32,
+                                variance_weight=0.32, noise_std=4.0)
+    (exp / "config.yaml").write_text(yaml.safe_dump(conf))
+    mma_decoder.register()
+    st = import_espnet("espnet2.tasks.st").STTask
+    spec = {**_conf("transformer"), "decoder": "transformer_mma",
+            "decoder_conf": conf["decoder_conf"]}
+    (tmp_path / "mma.yaml").write_text(yaml.safe_dump(spec))
+    args = st.get_parser().parse_args(["--config", str(tmp_path / "mma.yaml")])
+    state = st.build_model(args).state_dict()  # the fake run's snapshots lack the mono parts
+    for snapshot in exp.glob("*epoch.pth"):
+        torch.save({**state, **torch.load(snapshot)}, snapshot)
+    out = pack.pack(exp, "tiny_mma", pair="en-de", n_average=1, out_root=tmp_path / "models")
+    assert yaml.safe_load((out / "config.yaml").read_text())["decoder"] == "transformer_mma"
+    info = json.loads((out / "simul.json").read_text())
+    assert info["monotonic_attention"] == {"step_ms": 200.0, "frame_ms": 40.0,
+                                           "latency_weight": 0.32, "variance_weight": 0.32,
+                                           "noise_std": 4.0}
+    assert isinstance(load_dir(out), ESPnetMMA)
+    card = write_card("tiny_mma", root=tmp_path / "models").read_text()
+    assert "fixed pre-decision blocks of 200 ms" in card and "latency weight λ = 0.32" in card
 
 
 def test_float32_when_asked(fake_run, tmp_path):
