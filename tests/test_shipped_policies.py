@@ -1,5 +1,6 @@
-"""Every policy on every shipped speech-translation model, and the cascade policy on every
-shipped cascade, a few tst-COMMON segments (issue: policies).
+"""Every policy on every shipped speech-translation model, the cascade policy on every
+shipped cascade and the mma policy on every shipped MMA model, a few tst-COMMON segments
+(issue: policies).
 
 Skipped while no model is shipped. Properties: reading the whole input first gives the
 offline output unit for unit; reads never go backwards and never past the end; no word is
@@ -18,7 +19,11 @@ from simul.simulate import simulate
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
-MODELS = registry.shipped_translators()
+# the policies below decode offline-trained decoders; models whose decoder decides by itself
+# (monotonic multihead attention) run their own policy, tested at the end
+MMA_MODELS = [m for m in registry.shipped_translators()
+              if registry.config(m).get("decoder") == "transformer_mma"]
+MODELS = [m for m in registry.shipped_translators() if m not in MMA_MODELS]
 CASCADES = registry.shipped_cascades()
 WHOLE = 10_000_000  # a first read longer than any segment
 SEGMENTS = 2  # first tst-COMMON segments per model (17 cases per model)
@@ -121,3 +126,22 @@ def test_a_shipped_cascade_reads_forward_and_writes_before_the_end(name):
         assert all(0 < d <= rec.source_length for d in rec.delays)
         early.append(rec.delays[0] < rec.source_length)
     assert any(early)
+
+
+@pytest.mark.parametrize("name", MMA_MODELS or [None])
+def test_a_shipped_mma_model_reads_forward_and_its_latency_weight_makes_it_write_early(name):
+    if name is None:
+        pytest.skip("no shipped MMA model")
+    info = registry.info(name)
+    model = loader.load(name)
+    early = []
+    for seg in load_list(DEFAULT_ROOT, info["pair"], "tst-COMMON", limit=SEGMENTS):
+        rec = simulate(model, make("mma", {}), seg)
+        reads = [r for r, _ in rec.trace]
+        assert reads == sorted(reads) and reads[-1] <= rec.source_length
+        assert rec.prediction_length == len(rec.delays) > 0
+        assert rec.delays == sorted(rec.delays)
+        assert all(0 < d <= reads[-1] for d in rec.delays)
+        early.append(rec.delays[0] < rec.source_length)
+    if info["monotonic_attention"]["latency_weight"] >= 0.3:  # λ = 0 waits (its card)
+        assert any(early)
