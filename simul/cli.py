@@ -130,7 +130,7 @@ def _corpus_simuleval(args: argparse.Namespace) -> int:
     from simul.corpus import main_export_simuleval
 
     return main_export_simuleval(args.root, args.pair, args.split, args.out,
-                                 max_utterances=args.max_utterances)
+                                 max_utterances=args.max_utterances, text=args.text)
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -275,12 +275,14 @@ def _corpus_commands(commands) -> None:
     p.set_defaults(func=_corpus_verify)
 
     p = actions.add_parser("simuleval", help="a split as SimulEval's speech input: one wav "
-                           "per segment, source.txt, target.txt")
+                           "per segment, source.txt, target.txt (--text: text input)")
     _add_root(p)
     _add_pair(p, default="en-es", what="language pair")
     _add_split(p)
     _add_max_utterances(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (replaced)")
+    p.add_argument("--text", action="store_true",
+                   help="text input instead: source.txt holds the transcripts (no wav)")
     p.set_defaults(func=_corpus_simuleval)
 
 

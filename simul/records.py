@@ -25,6 +25,10 @@ SIMULEVAL_FIELDS = ("index", "prediction", "delays", "elapsed", "prediction_leng
 """Fields of a SimulEval 1.1 ``instances.log`` line; every record has them."""
 
 
+SOURCE_TYPES = ("speech", "text")
+"""What a record's source was: audio (delays in ms) or text a word at a time (in words)."""
+
+
 @dataclass
 class Record:
     index: int
@@ -52,6 +56,11 @@ class Record:
     # encoded in one batch, each encode charged the time of encoding its prefix alone);
     # 1: decoded alone, as every record written before the field existed
     lockstep: int = 1
+    # "speech": delays, elapsed and source_length in ms of audio; "text" (simul.text): the
+    # source arrived a word at a time, and they count source words, as SimulEval's
+    # text-to-text evaluation does (no elapsed: SimulEval has no computation-aware latency
+    # for text input)
+    source_type: str = "speech"
 
 
 def write(records: Iterable[Record], path: str | Path) -> Path:
@@ -87,8 +96,13 @@ def check(data: dict, where: str) -> None:
     for name in ("prediction", "reference"):
         if not isinstance(data[name], str):
             raise bad(name, f"not a string ({type(data[name]).__name__})")
+    source_type = data.get("source_type", "speech")
+    if source_type not in SOURCE_TYPES:
+        raise bad("source_type", f"{source_type!r}, not one of {', '.join(SOURCE_TYPES)}")
+    unit = "ms" if source_type == "speech" else "source words"
     if not _is_number(data["source_length"]) or not data["source_length"] > 0:
-        raise bad("source_length", f"not a positive number of ms ({data['source_length']!r})")
+        raise bad("source_length", f"not a positive number of {unit} "
+                                   f"({data['source_length']!r})")
     for name in ("delays", "elapsed"):
         values = data[name]
         if not isinstance(values, list | tuple) or not all(map(_is_number, values)):
@@ -152,10 +166,14 @@ def read(path: str | Path) -> list[Record]:
 
 def write_simuleval_dir(records: Iterable[Record], out_dir: str | Path) -> Path:
     """A folder ``simuleval --score-only --output DIR`` reads: ``instances.log`` (SimulEval's
-    fields only) and ``config.yaml`` (speech in, text out)."""
+    fields only) and ``config.yaml`` (speech or text in, as the records say; text out)."""
+    records = list(records)
+    kinds = {r.source_type for r in records} or {"speech"}
+    if len(kinds) > 1:
+        raise ValueError("records of speech and of text input: write them apart")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "config.yaml").write_text("source_type: speech\ntarget_type: text\n")
+    (out_dir / "config.yaml").write_text(f"source_type: {kinds.pop()}\ntarget_type: text\n")
     with open(out_dir / "instances.log", "w") as f:
         for r in records:
             data = asdict(r)

@@ -215,8 +215,7 @@ class Session:
                                   f"{self.max_steps} steps")
             t0 = self.clock()
             if self._encoded_ms != self.read_ms:
-                n = int(round(self.read_ms * SAMPLE_RATE / 1000))
-                self._encoded = self.model.encode(self._audio[:n])
+                self._encoded = self._encode_read()
                 self._encoded_ms = self.read_ms
             view = View(self.read_ms, finished_source, list(self.unit_ids), self._encoded,
                         self.step, self._memo, self.alignment)
@@ -243,6 +242,11 @@ class Session:
                 return
             else:
                 raise PolicyError(f"{self.policy.name}: decide() returned {action!r}")
+
+    def _encode_read(self):
+        """The model's encoding of the source read (``read_ms``)."""
+        n = int(round(self.read_ms * SAMPLE_RATE / 1000))
+        return self.model.encode(self._audio[:n])
 
     # ------------------------------------------------------------------ output
     @property

@@ -8,7 +8,9 @@ prefix alone) and without knowing where the source ends. A unit's delay is the s
 far (SimulEval's computation-aware definition). Word delays come from unit delays by
 :func:`simul.metrics.units.word_delays` (a word is charged when it is complete); the record
 keeps the model's unit type (``Record.unit_type``) so that readers split its units into
-words the same way. The record's ``source_length`` is the audio's (samples / 16 kHz).
+words the same way. The record's ``source_length`` is the audio's (samples / 16 kHz). A
+policy that runs on text (``runs_on = "mt"``) gets the segment's transcript a word at a time
+instead (:func:`simul.text.simulate_text`: delays in source words).
 Decisions are timed by ``clock``, by default the model's device's
 (:func:`simul.models.device.timing_clock`: ``time.perf_counter`` on the CPU).
 """
@@ -22,6 +24,7 @@ from simul.models.espnet_st import ESPnetST
 from simul.policies.base import Policy
 from simul.records import Record
 from simul.session import PolicyError, Session
+from simul.text import simulate_text
 
 __all__ = ["PolicyError", "simulate"]
 
@@ -35,6 +38,9 @@ def simulate(model: ESPnetST, policy: Policy, segment: Segment, *,
     :class:`simul.sweep.calls.SharedCalls` standing in for it, which shares computations
     between the settings of one utterance (this module does not import the sweep, a layer
     above it). ``clock`` times the decisions (default: the model's device's clock)."""
+    if policy.runs_on == "mt":  # a text source: the transcript, a word at a time
+        return simulate_text(model, policy, segment, model_name=model_name,
+                             max_steps=max_steps, clock=clock)
     session = Session(model, policy, alignment=segment.alignment, max_steps=max_steps,
                       clock=clock)
     session.finish(segment.audio)

@@ -53,6 +53,15 @@ without decoding it (SimulEval resets the agent when the output ends but keeps s
 sentence's source, and would count words written after the reset). Policies that read
 oracle alignments (``predecision`` with ``trigger=word`` or ``phoneme``) cannot run here:
 SimulEval gives the agent audio only.
+
+:class:`SimulTextAgent` is the text-in variant (text MT models, policies that run on text
+such as ``wait_k_text``; SimulEval sends a source word per call)::
+
+    simuleval --agent-class simul.simuleval_agent.SimulTextAgent \\
+        --model mt_transformer_bpe_en-de --policy wait_k_text --set k=3 \\
+        --source source.txt --target target.txt --output OUT
+
+(``source.txt``: one source sentence per line, ``simul corpus simuleval --text`` writes it).
 """
 
 from __future__ import annotations
@@ -66,7 +75,8 @@ from simuleval.utils import entrypoint
 from simul.models import loader, registry
 from simul.models.espnet_st import SAMPLE_RATE
 from simul.policies import Policy, make, parse_settings
-from simul.session import Session
+from simul.session import Session, Update
+from simul.text import TextSession
 
 
 @entrypoint
@@ -119,6 +129,17 @@ class SimulAgent(SpeechToTextAgent):
         """A fresh policy for the next sentence (``--policy`` with its ``--set`` settings)."""
         return make(self.policy_name, self.policy_settings)
 
+    def new_session(self) -> Session:
+        """A session for the next sentence."""
+        return Session(self.model, self.new_policy())
+
+    def push_source(self, new) -> Update:
+        """Push the source new since the last call (samples) into the session."""
+        # the session refuses audio at another rate than 16 kHz (StreamError says so)
+        return self._session.push(np.asarray(new, dtype=np.float32),
+                                  sample_rate=self.states.source_sample_rate or SAMPLE_RATE,
+                                  last=self.states.source_finished)
+
     def reset(self) -> None:
         super().reset()
         if not self._draining:
@@ -133,18 +154,35 @@ class SimulAgent(SpeechToTextAgent):
                 self._draining = False
             return WriteAction("", finished=True)
         if self._session is None:
-            self._session = Session(self.model, self.new_policy())
+            self._session = self.new_session()
             self._consumed = 0
         new = states.source[self._consumed:]
         self._consumed = len(states.source)
         if not new and not self._session.received_ms and states.source_finished:
             return WriteAction("", finished=True)  # an empty source: nothing to translate
-        # the session refuses audio at another rate than 16 kHz (StreamError says so)
-        update = self._session.push(np.asarray(new, dtype=np.float32),
-                                    sample_rate=states.source_sample_rate or SAMPLE_RATE,
-                                    last=states.source_finished)
+        update = self.push_source(new)
         if update.finished and not states.source_finished:
             self._draining = True
         if update.words or update.finished:
             return WriteAction(update.text, finished=update.finished)
         return ReadAction()
+
+
+class SimulTextAgent(SimulAgent):
+    """The text-in variant (SimulEval's ``text-text``): a text MT model (``--model``, e.g.
+    ``mt_transformer_bpe_en-de``) and a policy that runs on text (``--policy wait_k_text``)
+    in a :class:`~simul.text.TextSession`, fed the source words SimulEval sends one per
+    call. A word written after the W-th source word arrived has SimulEval's delay W, which
+    is simul's own (:mod:`simul.text`): the predictions, delays and scores are those of
+    ``simul decode`` with that policy. ``--source`` lists one source sentence per line.
+    Name it with ``--agent-class simul.simuleval_agent.SimulTextAgent`` (``--agent FILE``
+    takes the speech agent, the module's SimulEval entry point)."""
+
+    source_type = "text"
+    target_type = "text"
+
+    def new_session(self) -> TextSession:
+        return TextSession(self.model, self.new_policy())
+
+    def push_source(self, new) -> Update:
+        return self._session.push(list(new), last=self.states.source_finished)

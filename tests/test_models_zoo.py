@@ -100,6 +100,17 @@ def test_a_model_trained_in_simultaneous_mode_packs_as_espnets_decoder(fake_run,
     card = write_card("tiny_waitk", root=tmp_path / "models").read_text()
     assert "multi-path, k_train drawn per batch from [3, 7], a word every 280 ms" in card
 
+    # H20's wait-k with a stride: a unit per stride, said so in simul.json and the card
+    conf["decoder_conf"].update(k_train=4, word_ms=350.0, step="unit")
+    (exp / "config.yaml").write_text(yaml.safe_dump(conf))
+    out = pack.pack(exp, "tiny_stride", pair="en-es", n_average=1,
+                    out_root=tmp_path / "models")
+    assert "step" not in yaml.safe_load((out / "config.yaml").read_text())["decoder_conf"]
+    info = json.loads((out / "simul.json").read_text())
+    assert info["simultaneous_training"]["step"] == "unit"
+    card = write_card("tiny_stride", root=tmp_path / "models").read_text()
+    assert "k_train = 4, one target unit per stride of 350 ms" in card
+
 
 def test_an_mma_model_packs_with_its_decoder_and_loads_as_mma(fake_run, tmp_path):
     # transformer_mma stays in the packed config (its adapter decodes it); simul.json and the

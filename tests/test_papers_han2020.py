@@ -265,3 +265,88 @@ def test_ktest_claim_of_the_eos_alternative_is_marked():
     assert claim.id == "H20-table6-trained-eos"
     assert claim.text.startswith("[EOS allowed while reading")
     assert claim.evidence.effect == pytest.approx(2.0)
+
+
+# ------------------------------------------------------------ Table 6 on models trained per pair
+
+
+def pair_rows(cells: dict[str, dict[tuple[int, float], float]]) -> pd.DataFrame:
+    """wait_k_catchup rows (c = 0) of models: model → {(k, s): BLEU}; AL = k · s."""
+    return pd.DataFrame([{"model": m, "split": "tst-COMMON", "policy": "wait_k_catchup",
+                          "setting": f"k={k}_s={s}", "param_k": k, "param_stride_ms": s,
+                          "param_catchup": 0.0, "BLEU": b, "AL": k * s}
+                         for m, by in cells.items() for (k, s), b in by.items()])
+
+
+def test_pair_spec_decodes_the_three_cells_and_offline():
+    spec = han2020.pair_spec("m", 4, 350.0, "en-de", "tst-COMMON", "/tmp/out")
+    (catchup, offline) = spec["policies"]
+    assert [(s["k"], s["stride_ms"], s["catchup"]) for s in catchup["settings"]] == [
+        (4, 350.0, 0.0), (3, 350.0, 0.0), (4, 250.0, 0.0)]
+    assert offline == {"policy": "offline"} and spec["models"] == ["m"]
+
+
+def test_pairs_table_and_claim():
+    # 3/300: 13 at its own pair, 12 at k − 1, 7 at s − 100 → gap 1; 4/800: 18, 17.8, 17.9
+    # → smallest gap 0.1 ≥ −1: no gain
+    rows = pair_rows({"a": {(3, 300.0): 13.0, (2, 300.0): 12.0, (3, 200.0): 7.0},
+                      "b": {(4, 800.0): 18.0, (3, 800.0): 17.8, (4, 700.0): 17.9}})
+    trained = {"a": (3, 300.0), "b": (4, 800.0)}
+    t = han2020.pairs_table(rows, trained)
+    assert t.decode.tolist() == list(han2020.DECODES)
+    assert t["BLEU 3/300"].tolist() == [13.0, 12.0, 7.0]
+    assert t["AL 4/800"].tolist() == [3200.0, 2400.0, 2800.0]
+    (claim,) = han2020.pairs_claims(rows, trained)
+    assert claim.id == "H20-table6-pairs"
+    assert claim.evidence.effect == pytest.approx(0.1) and claim.holds
+    assert "4/800: 4/800 18.0, 3/800 17.8, 4/700 17.9" in claim.detail
+    # a smaller decode above its trained pair by more than a BLEU: contradicted
+    rows = pair_rows({"a": {(3, 300.0): 13.0, (2, 300.0): 14.5}})
+    (claim,) = han2020.pairs_claims(rows, {"a": (3, 300.0)})
+    assert claim.evidence.effect == pytest.approx(-1.5)
+    assert claim.evidence.verdict == "contradicted"
+
+
+# ------------------------------------------------------------ Table 4: text, k_test vs k_train
+
+
+def text_rows(bleu: dict[str, dict[int, float]]) -> pd.DataFrame:
+    """wait_k_text rows: model → {k: BLEU}; AL = k − 0.5 (source words)."""
+    return pd.DataFrame([{"model": m, "split": "tst-COMMON", "policy": "wait_k_text",
+                          "setting": f"k={k}", "param_k": k, "BLEU": b, "AL": k - 0.5}
+                         for m, by in bleu.items() for k, b in by.items()])
+
+
+def test_text_spec_adds_the_offline_k():
+    spec = han2020.text_spec(["t3", "t4"], "en-de", "tst-COMMON", "/o", ks=[3, 1, 2])
+    (policy,) = spec["policies"]
+    assert policy == {"policy": "wait_k_text", "grid": {"k": [1, 2, 3, 1000]}}
+    assert spec["models"] == ["t3", "t4"]
+
+
+def test_table4_layout_and_the_larger_k_claim():
+    # H20's Table 4 pattern: trained 8 decoded at 7 (29.1) beats trained 7 at 7 (28.6),
+    # trained 4 at 3 (20.5) beats trained 3 at 3 (20.0): smallest gain +0.5
+    bleu = {"t3": {3: 20.0, 2: 18.0}, "t4": {4: 22.0, 3: 20.5, 1: 12.0},
+            "t7": {7: 28.6, 6: 28.0, 4: 24.0}, "t8": {8: 29.5, 7: 29.1, 5: 26.0},
+            "mp": {3: 40.0, 7: 40.0}}
+    trained = {"t3": 3, "t4": 4, "t7": 7, "t8": 8, "mp": [1, 3, 5]}
+    rows = text_rows(bleu)
+    t = han2020.table4(rows, trained)
+    assert t["decode k"].tolist() == ["kt", "kt − 1", "kt − 3"]
+    assert t["BLEU 4"].tolist() == [22.0, 20.5, 12.0]
+    assert t["AL 8"].tolist() == [7.5, 6.5, 4.5]
+    assert math.isnan(t["BLEU 3"].tolist()[2])  # k = 0 is no decode
+    assert "BLEU [1, 3, 5]" not in " ".join(t.columns)  # the multi-path model has no kt
+    (claim,) = han2020.table4_claims(rows, trained)
+    assert claim.id == "H20-table4"
+    assert claim.evidence.effect == pytest.approx(0.5) and claim.holds
+    assert claim.detail == "k = 3: trained 4 20.5, trained 3 20.0; k = 7: trained 8 29.1, " \
+                           "trained 7 28.6"
+    # one pair the other way round: the smallest gain is negative, not superiority
+    rows = text_rows({**bleu, "t4": {4: 22.0, 3: 19.0}})
+    (claim,) = han2020.table4_claims(rows, trained)
+    assert claim.evidence.effect == pytest.approx(-1.0) and not claim.holds
+    wide = han2020.text_ktest_table(rows, trained)
+    assert wide.k_test.tolist() == [2, 3, 4, 5, 6, 7, 8]
+    assert wide["BLEU mp (k_train [1, 3, 5])"].tolist()[1] == 40.0

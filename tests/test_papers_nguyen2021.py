@@ -194,6 +194,15 @@ def test_figure3_claims_hold_when_the_curves_cross_as_the_paper_says():
     assert "1000–2000 ms" in low.text and "2000–3000 ms" in high.text
 
 
+def test_figure3_claims_on_the_multipath_cascade_are_marked():
+    rows = figure3_rows({1000: 20.0, 3000: 30.0}, {1000: 10.0, 3000: 40.0})
+    claims = by_id(n21.figure3_claims(rows, multipath=True))
+    assert set(claims) == {"N21-e2e-low-multipath", "N21-cascade-high-multipath"}
+    low = claims["N21-e2e-low-multipath"]
+    assert low.text.startswith("[cascade with the multi-path MT] e2e beats the cascade")
+    assert low.evidence.effect == pytest.approx(5.0) and low.holds
+
+
 def test_figure3_claims_contradicted_when_the_cascade_is_better_everywhere():
     rows = figure3_rows({1000: 10.0, 3000: 20.0}, {1000: 20.0, 3000: 30.0})
     claims = by_id(n21.figure3_claims(rows))

@@ -1,6 +1,6 @@
 """Every policy on every shipped speech-translation model, the cascade policy on every
-shipped cascade and the mma policy on every shipped MMA model, a few tst-COMMON segments
-(issue: policies).
+shipped cascade, the mma policy on every shipped MMA model and wait_k_text on every shipped
+text MT model, a few tst-COMMON segments (issue: policies).
 
 Skipped while no model is shipped. Properties: reading the whole input first gives the
 offline output unit for unit; reads never go backwards and never past the end; no word is
@@ -145,3 +145,33 @@ def test_a_shipped_mma_model_reads_forward_and_its_latency_weight_makes_it_write
         early.append(rec.delays[0] < rec.source_length)
     if info["monotonic_attention"]["latency_weight"] >= 0.3:  # λ = 0 waits (its card)
         assert any(early)
+
+
+TEXT_MODELS = [m for m in registry.shipped()
+               if not registry.is_cascade(registry.MODELS_DIR / m) and registry.task(m) == "mt"]
+
+
+@pytest.mark.parametrize("name", TEXT_MODELS or [None])
+def test_a_shipped_text_mt_under_wait_k_text(name):
+    # every word read first: the offline greedy translation of the transcript; k = 2: words
+    # before the end of the source
+    if name is None:
+        pytest.skip("no shipped text MT model")
+    from simul.text import source_words
+
+    info = registry.info(name)
+    model = loader.load(name)
+    early = []
+    for seg in load_list(DEFAULT_ROOT, info["pair"], "tst-COMMON", limit=SEGMENTS,
+                         with_audio=False):
+        whole = simulate(model, make("wait_k_text", {"k": 10_000}), seg)
+        offline = model.translate(source_words(seg), maxlenratio=2.0)
+        assert whole.units == [model.token_list[u] for u in offline] and whole.units
+        rec = simulate(model, make("wait_k_text", {"k": 2}), seg)
+        assert rec.source_type == "text" and rec.source_length == len(source_words(seg))
+        reads = [r for r, _ in rec.trace]
+        assert reads == sorted(reads) and reads[-1] == rec.source_length
+        assert rec.delays == sorted(rec.delays) and rec.prediction_length > 0
+        assert all(2 <= d <= rec.source_length for d in rec.delays)
+        early.append(rec.delays[0] < rec.source_length)
+    assert any(early)

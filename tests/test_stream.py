@@ -37,7 +37,8 @@ CASES = [(name, s) for name, settings in SETTINGS.items() for s in settings]
 
 def test_every_policy_is_covered():
     # the cascade's policy streams a cascade: tests/test_cascade.py chunks it; a policy that
-    # needs its own decoder (mma) streams its models: tests/test_mma_policy.py chunks it
+    # needs its own decoder (mma) streams its models: tests/test_mma_policy.py chunks it;
+    # a policy on text (wait_k_text) gets words: tests/test_text.py pushes them in groups
     assert set(SETTINGS) == {n for n, c in registry().items()
                              if c.runs_on == "st" and not c.needs_decoder}
 

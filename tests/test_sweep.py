@@ -220,6 +220,18 @@ def test_changed_spec_is_refused_unless_forced(tiny_model_dir, corpus, tmp_path)
     assert table.utterances.tolist() == [2]
 
 
+def test_a_notebooks_sweep_starts_over_when_its_spec_changed(tiny_model_dir, corpus,
+                                                              tmp_path):
+    # a notebook's runs are its own: where `simul sweep` refuses (above), it starts over
+    from simul.papers import notebook
+
+    nb = notebook.setup(tmp_path / "figures", tmp_path / "runs", workers=1)
+    out = tmp_path / "runs" / "grid"
+    nb.sweep(spec(tiny_model_dir, corpus, out, GRID[1:2]))
+    table = nb.sweep(spec(tiny_model_dir, corpus, out, GRID[1:2], max_utterances=2))
+    assert table.utterances.tolist() == [2]
+
+
 def test_changed_model_is_refused(tmp_path, corpus):
     from tests.conftest import make_tiny_model
 

@@ -100,7 +100,14 @@ def test_simultaneous_training_gets_the_runs_units(tmp_path, monkeypatch):
     assert conf["decoder_conf"]["k_train"] == 3
     assert conf["decoder_conf"]["units_file"] == str(tokens)
     assert conf["decoder_conf"]["unit_type"] == "bpe"
+    assert "source" not in conf["decoder_conf"]  # audio: words of fixed duration
     assert len(children) == 2  # statistics, then training
+    # a text MT: wait-k over source words, found in the run's source units
+    train.train("mt_transformer_bpe_en-de_waitk", workdir=tmp_path / "mt", progress=False)
+    conf = yaml.safe_load((tmp_path / "mt" / "train_config.yaml").read_text())
+    assert conf["decoder_conf"]["source"] == "text"
+    assert conf["decoder_conf"]["src_units_file"] == str(tokens)
+    assert conf["decoder_conf"]["src_unit_type"] == "bpe"
 
 
 @pytest.mark.parametrize("name", train.recipes())

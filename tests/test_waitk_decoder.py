@@ -12,6 +12,7 @@ from simul.models.waitk_decoder import (
     WaitKTransformerDecoder,
     frame_limits,
     register,
+    source_word_limits,
     waitk_memory_mask,
     word_index,
 )
@@ -64,6 +65,19 @@ def test_memory_mask_rows():
     assert allowed[0] == [2, 4, 20]
     assert allowed[1][:2] == [2, 9]  # the second utterance has 9 frames
     assert not mask[1, :, 9:].any()
+
+
+def test_memory_mask_rows_per_unit():
+    # H20's wait-k with stride: each unit is a step, "▁ga to ," are three of them
+    begins, sep = flags(BPE, "bpe")
+    eos = len(BPE) - 1
+    ys_out = torch.tensor([[3, 4, 5, eos]])  # ▁ga to , </s>
+    mask = waitk_memory_mask(ys_out, torch.tensor([4]), torch.tensor([30]), 30, k=3,
+                             word_ms=300.0, frame_ms=80.0, begins=begins, separator=sep,
+                             per_unit=True)
+    # k = 3, s = 300 ms: unit t sees (3 + t) · 300 ms → 900, 1200, 1500 ms = 11, 15, 18
+    # frames of 80 ms; </s> sees all 30 (per word, "▁ga to ," would all see 11)
+    assert mask.sum(-1).tolist() == [[11, 15, 18, 30]]
 
 
 @pytest.fixture
@@ -127,7 +141,8 @@ def test_multipath_draws_k_per_batch_in_training_and_the_first_in_eval(units_fil
 
 @pytest.mark.parametrize("conf, field", [({"k_train": 0}, "k_train"),
                                          ({"k_train": []}, "k_train"),
-                                         ({"word_ms": 0}, "word_ms")])
+                                         ({"word_ms": 0}, "word_ms"),
+                                         ({"step": "frame"}, "step")])
 def test_bad_settings_are_refused(units_file, conf, field):
     with pytest.raises(ValueError, match=field):
         decoder(units_file, **conf)
@@ -160,3 +175,61 @@ def test_espnet_builds_and_trains_it(units_file, tmp_path):
     assert torch.isfinite(loss)
     loss.backward()
     assert model.decoder.last_k in (1, 2)
+
+
+# ------------------------------------------------------------------ text source (wait-k MT)
+
+
+def test_source_word_limits_by_hand():
+    # source "▁el ▁ga to ▁c" = words el | gato | c; ESPnet's MT encoder reads
+    # <sos> ▁el ▁ga to ▁c (5 positions). k = 1: target word 0 sees <sos> + "el" = 2,
+    # word 1 sees <sos> + "el gato" = 4, word 2 (k + 2 = 3 words = all) sees all 5;
+    # a second source "▁c" (1 word, padded with -1) is read whole from word 0: 2 positions
+    # <sos> ▁c, written as "every position" (5 here, cut by the encoder's lengths)
+    begins, sep = flags(BPE, "bpe")
+    src = torch.tensor([[2, 3, 4, 6], [6, -1, -1, -1]])
+    words = torch.tensor([[0, 1, 2], [0, 1, 1]])
+    limits = source_word_limits(src, torch.tensor([4, 1]), words, 1, begins, sep)
+    assert limits.tolist() == [[2, 4, 5], [5, 5, 5]]
+    # k = 2: word 0 sees "el gato" (4), then all
+    assert source_word_limits(src[:1], torch.tensor([4]), words[:1], 2, begins,
+                              sep).tolist() == [[4, 5, 5]]
+
+
+def test_espnet_trains_a_wait_k_mt(tmp_path):
+    from tests.conftest import CASCADE_CHARS, tiny_mt_config
+
+    register()
+    mt = import_espnet("espnet2.tasks.mt").MTTask
+    (tmp_path / "chars.txt").write_text("\n".join(CASCADE_CHARS) + "\n")
+    conf = tiny_mt_config(CASCADE_CHARS)
+    conf["decoder"] = "transformer_waitk"
+    conf["decoder_conf"] = {**conf["decoder_conf"], "k_train": 1, "source": "text",
+                            "units_file": str(tmp_path / "chars.txt"), "unit_type": "char",
+                            "src_units_file": str(tmp_path / "chars.txt"),
+                            "src_unit_type": "char"}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(conf))
+    args = mt.get_parser().parse_args(["--config", str(tmp_path / "config.yaml")])
+    torch.manual_seed(0)
+    model = mt.build_model(args).train()
+    assert isinstance(model.decoder, WaitKTransformerDecoder)
+    space = CASCADE_CHARS.index("<space>")
+    a, b, c = (CASCADE_CHARS.index(x) for x in "abc")
+    src = torch.tensor([[a, space, b, space, c]])  # three source words
+    text = torch.tensor([[c, space, a]])  # two target words
+    seen = {}
+
+    def spy(module, inputs, output):  # the first layer's cross-attention mask
+        seen["mask"] = inputs[3]
+
+    hook = model.decoder.decoders[0].src_attn.register_forward_hook(spy)
+    loss = model(text=text, text_lengths=torch.tensor([3]), src_text=src,
+                 src_text_lengths=torch.tensor([5]))[0]
+    hook.remove()
+    assert torch.isfinite(loss)
+    loss.backward()
+    # <sos> c <space> a → c <space> a </s>: "c" and its <space> (target word 0) see
+    # <sos> + "a _" (3 of the encoder's 6 positions <sos> a _ b _ c); "a" (word 1) sees
+    # <sos> + "a _ b _" (5); </s> sees all 6
+    assert seen["mask"][0].sum(-1).tolist() == [3, 3, 5, 6]
+    assert model.decoder.src_batch is None  # handed for one forward only

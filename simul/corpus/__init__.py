@@ -56,12 +56,14 @@ def load_list(root: str | Path, pair: str, split: str, **kw) -> list[Segment]:
 
 def export_simuleval(root: str | Path, pair: str, split: str, out: str | Path, *,
                      max_utterances: int | None = None,
-                     ids: list[str] | None = None) -> int:
+                     ids: list[str] | None = None, text: bool = False) -> int:
     """Write a split as SimulEval reads speech input: one wav per segment (16 kHz mono,
     float samples, as the segments are read), ``source.txt`` (their paths, one per line)
     and ``target.txt`` (the references), under ``out``; the first ``max_utterances``
-    segments, or those of ``ids``. Written into a temporary folder first, so an
-    interrupted export leaves nothing half. Returns the number of segments."""
+    segments, or those of ``ids``. ``text``: as SimulEval reads text input instead,
+    ``source.txt`` holding each segment's transcript (no wav). Written into a temporary
+    folder first, so an interrupted export leaves nothing half. Returns the number of
+    segments."""
     import os
     import shutil
     import tempfile
@@ -69,7 +71,8 @@ def export_simuleval(root: str | Path, pair: str, split: str, out: str | Path, *
     import soundfile as sf
 
     out = Path(out)
-    segments = load_list(root, pair, split, limit=None if ids else max_utterances)
+    segments = load_list(root, pair, split, limit=None if ids else max_utterances,
+                         with_audio=not text)
     if ids:
         by_id = {s.id: s for s in segments}
         missing = [i for i in ids if i not in by_id]
@@ -79,10 +82,13 @@ def export_simuleval(root: str | Path, pair: str, split: str, out: str | Path, *
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        for seg in segments:
-            sf.write(tmp / f"{seg.id}.wav", seg.audio, SAMPLE_RATE, subtype="FLOAT")
-        (tmp / "source.txt").write_text(
-            "".join(f"{(out / seg.id).resolve()}.wav\n" for seg in segments))
+        if text:
+            (tmp / "source.txt").write_text("".join(f"{seg.source}\n" for seg in segments))
+        else:
+            for seg in segments:
+                sf.write(tmp / f"{seg.id}.wav", seg.audio, SAMPLE_RATE, subtype="FLOAT")
+            (tmp / "source.txt").write_text(
+                "".join(f"{(out / seg.id).resolve()}.wav\n" for seg in segments))
         (tmp / "target.txt").write_text("".join(f"{seg.target}\n" for seg in segments))
         if out.exists():
             shutil.rmtree(out)
@@ -93,8 +99,9 @@ def export_simuleval(root: str | Path, pair: str, split: str, out: str | Path, *
 
 
 def main_export_simuleval(root: str | Path, pair: str, split: str, out: str | Path, *,
-                          max_utterances: int | None = None) -> int:
+                          max_utterances: int | None = None, text: bool = False) -> int:
     """``simul corpus simuleval``: :func:`export_simuleval`, then what was written."""
-    n = export_simuleval(root, pair, split, out, max_utterances=max_utterances)
-    print(f"{out}: {n} segments (source.txt, target.txt, one wav each)")
+    n = export_simuleval(root, pair, split, out, max_utterances=max_utterances, text=text)
+    print(f"{out}: {n} segments (source.txt, target.txt"
+          f"{'' if text else ', one wav each'})")
     return 0

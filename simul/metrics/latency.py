@@ -175,7 +175,8 @@ def average_proportion(delays: Sequence[float], source_length: float,
 @register("ATD", computation_aware="delays+elapsed")
 def average_token_delay(delays: Sequence[float], source_length: float,
                         reference_length: int, *,
-                        elapsed: Sequence[float] | None = None) -> float:
+                        elapsed: Sequence[float] | None = None,
+                        text_input: bool = False) -> float:
     """Average Token Delay, ms (Kano et al. 2023, arXiv:2211.13173), speech in, text out.
 
     As SimulEval 1.1 computes it for text output: words written at the same delay form a
@@ -194,6 +195,10 @@ def average_token_delay(delays: Sequence[float], source_length: float,
     All-zero ``elapsed`` (SimulEval's untimed text input) means no compute time.
     ``source_length`` (audio after the last write is never paired) and
     ``reference_length`` are accepted for the common signature and not used.
+
+    ``text_input``: delays count source words (SimulEval's text-to-text evaluation); each
+    source word is one source token of length 1 and each target word lasts 1 ("virtual
+    time 1"), so T_t = max(d_t, T_{t−1}) + 1.
     """
     n = len(delays)
     if elapsed is not None and len(elapsed) != n:
@@ -205,13 +210,14 @@ def average_token_delay(delays: Sequence[float], source_length: float,
         overhead = [e - d for e, d in zip(elapsed, delays, strict=True)]
         compute = [o - p for o, p in zip(overhead, [0.0, *overhead[:-1]], strict=True)]
 
+    source_token, word_length = (1.0, 1.0) if text_input else (ATD_SOURCE_TOKEN_MS, 0.0)
     reads, chunk_words = steps_from_delays(delays)
     source_end = [0.0]  # source_end[k]: end time (ms) of source token k; token 0 = start
     source_tokens_through = [0]  # [j]: source tokens in chunks 1..j
     previous_read = 0.0
     for read in reads:
-        full, rest = divmod(read - previous_read, ATD_SOURCE_TOKEN_MS)
-        for piece in [ATD_SOURCE_TOKEN_MS] * int(full) + ([rest] if rest != 0 else []):
+        full, rest = divmod(read - previous_read, source_token)
+        for piece in [source_token] * int(full) + ([rest] if rest != 0 else []):
             source_end.append(source_end[-1] + piece)
         source_tokens_through.append(len(source_end) - 1)
         previous_read = read
@@ -224,7 +230,7 @@ def average_token_delay(delays: Sequence[float], source_length: float,
         source_before, source_now = source_tokens_through[j], source_tokens_through[j + 1]
         for _ in range(size):
             t += 1
-            target_end = max(delays[t - 1], target_end) + compute[t - 1]
+            target_end = max(delays[t - 1], target_end) + word_length + compute[t - 1]
             paired = min(t - max(0, written_before - source_before), source_now)
             token_delays.append(target_end - source_end[paired])
         written_before += size
@@ -375,17 +381,27 @@ def al_polak2022(delays: Sequence[float], source_length: float,
 
 
 def sentence_latency(name: str, delays: Sequence[float], source_length: float,
-                     reference_length: int, elapsed: Sequence[float] | None = None) -> float:
-    """Metric ``name`` of one utterance; its CA form when ``elapsed`` is given."""
+                     reference_length: int, elapsed: Sequence[float] | None = None, *,
+                     text_input: bool = False) -> float:
+    """Metric ``name`` of one utterance; its CA form when ``elapsed`` is given.
+    ``text_input``: delays and ``source_length`` count source words (text-to-text, as
+    SimulEval scores it: the same formulas, ATD with word tokens, no CA form)."""
     if name not in LATENCY:
         raise ValueError(f"unknown latency metric {name!r} (known: {', '.join(LATENCY)})")
     if not delays:
         raise ValueError(f"{name}: no output word, latency is undefined")
     if not source_length > 0:
-        raise ValueError(f"{name}: source_length must be > 0 ms, not {source_length}")
+        raise ValueError(f"{name}: source_length must be > 0 {'words' if text_input else 'ms'}"
+                         f", not {source_length}")
     if reference_length < 1:
         raise ValueError(f"{name}: reference_length must be ≥ 1 word, not {reference_length}")
     fn = LATENCY[name]
+    if text_input:
+        if elapsed is not None:
+            raise ValueError(f"{name}: no computation-aware latency on text input "
+                             "(SimulEval has none)")
+        if fn is average_token_delay:
+            return fn(delays, source_length, reference_length, text_input=True)
     if elapsed is None:
         return fn(delays, source_length, reference_length)
     mode = COMPUTATION_AWARE.get(name)
@@ -401,7 +417,7 @@ def sentence_latency(name: str, delays: Sequence[float], source_length: float,
 def corpus_latency(name: str, delays: Sequence[Sequence[float]],
                    source_lengths: Sequence[float], reference_lengths: Sequence[int],
                    elapsed: Sequence[Sequence[float]] | None = None, *,
-                   warn_skipped: bool = True) -> float:
+                   warn_skipped: bool = True, text_input: bool = False) -> float:
     """Mean of the sentence scores of metric ``name`` (CA when ``elapsed`` is given).
 
     Utterances without output words are left out of the mean, as SimulEval does (it logs
@@ -422,7 +438,8 @@ def corpus_latency(name: str, delays: Sequence[Sequence[float]],
             continue
         scores.append(sentence_latency(name, delays[k], source_lengths[k],
                                        reference_lengths[k],
-                                       None if elapsed is None else elapsed[k]))
+                                       None if elapsed is None else elapsed[k],
+                                       text_input=text_input))
     if skipped and warn_skipped:
         log.warning("%s: %d of %d utterances have no output word and are left out: %s",
                     name, len(skipped), n, skipped[:10])

@@ -57,17 +57,24 @@ def score_records(records: Sequence[Record],
     ``anticipation_rate`` and ``anticipation_rate_seg`` (pooled and per-segment, ratios;
     :mod:`simul.metrics.anticipation`) only when ``segments`` (the segment each record was
     decoded from, or None) has gold word links; BLEU_signature, chrF_signature; ``n``
-    (number of records). Latency in ms except AP and RTF (ratios). A latency is NaN when no
-    record has an output word.
+    (number of records). Latency in ms except AP and RTF (ratios); in source words for
+    records of text input (``source_type`` "text", no ``_CA`` forms), as SimulEval scores
+    text-to-text. A latency is NaN when no record has an output word.
     """
     if not records:
         raise ValueError("no records to score")
     for k, r in enumerate(records):
         check(r.__dict__, f"record {k} (index {r.index})")
+    kinds = {r.source_type for r in records}
+    if len(kinds) > 1:
+        raise ValueError("records of speech and of text input (source_type): their latencies "
+                         "are in ms and in source words; score them apart")
+    text_input = kinds == {"text"}
     delays = [r.delays for r in records]
     source_lengths = [r.source_length for r in records]
     reference_lengths = [reference_length(r.reference) for r in records]
-    elapsed = [r.elapsed for r in records] if all(map(has_elapsed, records)) else None
+    elapsed = ([r.elapsed for r in records]
+               if all(map(has_elapsed, records)) and not text_input else None)
     empty = [r.index for r in records if not r.delays]
     if empty:
         log.warning("%d of %d records have no output word and are left out of the latency "
@@ -79,7 +86,8 @@ def score_records(records: Sequence[Record],
 
     def latency(name: str, computation_aware: bool = False) -> float:
         return corpus_latency(name, delays, source_lengths, reference_lengths,
-                              elapsed if computation_aware else None, warn_skipped=False)
+                              elapsed if computation_aware else None, warn_skipped=False,
+                              text_input=text_input)
 
     for name in SIMULEVAL_METRICS:
         scores[name] = latency(name)
@@ -119,7 +127,10 @@ def main_score(path: str | Path, as_json: bool) -> int:
         if name == "n":
             continue
         text = f"{value:10.3f}" if isinstance(value, float) else str(value)
-        print(f"{name:<{width}}  {text}  {_unit(name)}".rstrip())
+        unit = _unit(name)
+        if unit == "ms" and recs[0].source_type == "text":
+            unit = "source words"
+        print(f"{name:<{width}}  {text}  {unit}".rstrip())
     print("\n" + legend(scores))
     return 0
 

@@ -3,7 +3,8 @@
 A shipped name or any directory (:func:`simul.models.registry.resolve`): an ESPnet2 model
 (:class:`~simul.models.espnet_st.ESPnetST`; with a monotonic multihead attention decoder
 :class:`~simul.models.mma_st.ESPnetMMA`) or a cascade of an ASR and an MT model
-(:class:`~simul.models.cascade.Cascade`, a directory with ``cascade.json``).
+(:class:`~simul.models.cascade.Cascade`, a directory with ``cascade.json``), or a text MT
+model (:class:`~simul.models.cascade.TextMT`, ``task: mt`` in its ``simul.json``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ def load_dir(directory: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
     if registry.is_cascade(directory):
         return Cascade.from_dir(directory, device)
     config, model_file = resolve_model_dir(directory)
+    if registry.task(directory) == "mt":  # text in (simul.text)
+        from simul.models.cascade import TextMT
+
+        return TextMT(config, model_file, device)
     if yaml.safe_load(config.read_text()).get("decoder") == "transformer_mma":
         from simul.models.mma_st import ESPnetMMA  # registers the decoder with ESPnet
 

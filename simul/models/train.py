@@ -309,6 +309,9 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
     if conf.get("decoder") == "transformer_waitk":  # simultaneous training: target words
         conf["decoder_conf"] = {**(conf.get("decoder_conf") or {}),  # from this run's units
                                 "units_file": str(tok_list), "unit_type": tok_type}
+        if task == "mt":  # wait-k over source words: the source units make them
+            conf["decoder_conf"].update(source="text", src_units_file=str(src_list),
+                                        src_unit_type=src_type)
     units = {key: Path(conf[key]).read_text().splitlines()
              for key in ("token_list", "src_token_list") if key in conf}
     if task == "asr":  # its units are English ones: an ST model's source (CTC) units

@@ -12,6 +12,8 @@ Notebook: ``notebooks/han2020.ipynb``.
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from simul.claims import BLEU_MARGIN, Claim, evaluate, monotone_within, weakest_step
@@ -338,3 +340,177 @@ def ktest_claims(summary: pd.DataFrame, trained: dict[str, int], *,
         "margin 1 BLEU: smallest BLEU(k_train) − best BLEU(k_test < k_train) ≥ −1)",
         evaluate(summary, _below_ktrain_gap(trained), claimed="greater", margin=BLEU_MARGIN),
         "; ".join(detail), needs_full_run=True)]
+
+
+# --- Table 6 on models trained per (k, s): H20's wait-k with a stride, one model per pair ---
+
+def stride_training(model: str) -> tuple[int, float]:
+    """(k_train, stride ms) of a model trained with wait-k over a stride (its
+    ``simultaneous_training`` in simul.json, ``step: unit``)."""
+    from simul.papers.papi2022 import training_schedule
+
+    how = training_schedule(model)
+    if how.get("step") != "unit" or not isinstance(how.get("k_train"), int):
+        raise ValueError(f"{model}: not trained with wait-k over a stride (one k, a unit per "
+                         f"stride); its simultaneous training: {how or 'none'}")
+    return int(how["k_train"]), float(how["word_ms"])
+
+
+def pair_spec(model: str, kt: int, st: float, pair: str, split: str, output: str, *,
+              corpus=None, max_utterances=None) -> dict:
+    """A sweep spec for one model trained at (kt, st): Table 6's three decodes of it with
+    ``wait_k_catchup`` at c = 0 — (kt, st), (kt − 1, st), (kt, st − 100) — and offline
+    greedy (its quality with the whole input)."""
+    settings = [{"k": k, "stride_ms": s, "catchup": 0.0}
+                for _, k, s, _ in table6_settings([(kt, st)])]
+    return notebook.spec([model], pair, [split], output,
+                         [{"policy": "wait_k_catchup", "settings": settings},
+                          {"policy": "offline"}], corpus=corpus, max_utterances=max_utterances)
+
+
+def pairs_table(summary: pd.DataFrame, trained: dict[str, tuple[int, float]], *,
+                latency: str = "AL") -> pd.DataFrame:
+    """Table 6 on trained pairs (``trained``: model label → (kt, st)): one row per decode
+    (kt/st, kt − 1/st, kt/st − 100), ``BLEU kt/st`` and ``latency kt/st`` per model."""
+    table = {}
+    for model, (kt, st) in trained.items():
+        rows = settings(summary[summary.model == model])
+        for row, k, s, _ in table6_settings([(kt, st)]):
+            hit = _lookup(rows, k, s)
+            table.setdefault(row, {"decode": row})
+            table[row][f"BLEU {kt}/{st:g}"] = float(hit.BLEU) if hit is not None else math.nan
+            table[row][f"{latency} {kt}/{st:g}"] = (float(hit[latency]) if hit is not None
+                                                    else math.nan)
+    return pd.DataFrame([table[r] for r in DECODES if r in table])
+
+
+def _pairs_gap(trained: dict[str, tuple[int, float]]):
+    """The smallest, over the trained models, BLEU at (kt, st) − BLEU of a smaller decode."""
+    def statistic(rows: pd.DataFrame) -> float:
+        gaps = []
+        for model, (kt, st) in trained.items():
+            gap = _smaller_decode_gap(rows[rows.model == model], [(kt, st)])
+            if not math.isnan(gap):
+                gaps.append(gap)
+        return min(gaps) if gaps else math.nan
+    return statistic
+
+
+def pairs_claims(summary: pd.DataFrame, trained: dict[str, tuple[int, float]], *,
+                 latency: str = "AL") -> list[Claim]:
+    """§4.2's speech claim on models trained per (k, s), as the paper's Table 6 has them:
+    "decoding with decreased k and s does not result in any BLEU score improvement" —
+    non-inferiority within :data:`~simul.claims.BLEU_MARGIN` of the smallest BLEU(kt, st)
+    − BLEU(smaller decode), with its paired bootstrap over the segments."""
+    detail = []
+    for model, (kt, st) in trained.items():
+        rows = settings(summary[summary.model == model])
+        cells = [(k, s, _lookup(rows, k, s)) for _, k, s, _ in table6_settings([(kt, st)])]
+        detail.append(f"{kt}/{st:g}: " + ", ".join(
+            f"{k}/{s:g} {hit.BLEU:.1f}" for k, s, hit in cells if hit is not None))
+    return [Claim.measured(
+        "H20-table6-pairs", "decoding a model trained at (kt, st) with a smaller k or s gives "
+        "no BLEU gain (Table 6 on models trained per pair; non-inferiority, margin 1 BLEU: "
+        "smallest BLEU(kt/st) − BLEU(smaller decode) ≥ −1)",
+        evaluate(summary, _pairs_gap(trained), claimed="greater", margin=BLEU_MARGIN,
+                 metrics=(latency,)),
+        "; ".join(detail), needs_full_run=True)]
+
+
+# --- Table 4: text-to-text wait-k, k_test against k_train (simul.text) ---
+
+TEXT_DECODES = (("kt", 0), ("kt − 1", 1), ("kt − 3", 3))
+"""Table 4's rows: the decode-time k relative to the trained one."""
+
+
+def text_spec(models: list[str], pair: str, split: str, output: str, *, ks, corpus=None,
+              max_utterances=None, offline_k: int = 1000) -> dict:
+    """A sweep spec for Table 4: every text MT model of ``models`` decoded by
+    ``wait_k_text`` on the segments' transcripts at every k of ``ks`` (source words), and at
+    ``offline_k`` (more words than any segment has: the offline greedy translation)."""
+    return notebook.spec(list(models), pair, [split], output,
+                         [{"policy": "wait_k_text", "grid": {"k": sorted({*ks, offline_k})}}],
+                         corpus=corpus, max_utterances=max_utterances)
+
+
+def _text_rows(summary: pd.DataFrame) -> pd.DataFrame:
+    rows = summary[summary.policy == "wait_k_text"]
+    return rows.assign(k=rows.param_k.astype(int))
+
+
+def table4(summary: pd.DataFrame, trained: dict[str, int], *,
+           latency: str = "AL") -> pd.DataFrame:
+    """Table 4 layout (``trained``: model label → k_train): rows kt, kt − 1, kt − 3, columns
+    ``BLEU kt`` and ``latency kt`` (in source words) per model."""
+    rows = _text_rows(summary)
+    table = {}
+    for model, kt in _single_k(trained).items():
+        m = rows[rows.model == model]
+        for row, minus in TEXT_DECODES:
+            if kt - minus < 1:
+                continue
+            hit = m[m.k == kt - minus]
+            table.setdefault(row, {"decode k": row})
+            table[row][f"BLEU {kt}"] = float(hit.BLEU.iloc[0]) if len(hit) else math.nan
+            table[row][f"{latency} {kt}"] = (float(hit[latency].iloc[0]) if len(hit)
+                                             else math.nan)
+    return pd.DataFrame([table[r] for r, _ in TEXT_DECODES if r in table])
+
+
+def text_ktest_table(summary: pd.DataFrame, trained: dict[str, object], *,
+                     latency: str = "AL") -> pd.DataFrame:
+    """Every decode-time k of every text model (multi-path ones too): a row per k,
+    ``BLEU`` and ``latency`` (source words) per model, k_train in the header."""
+    rows = _text_rows(summary)
+    table = {}
+    for r in rows[rows.model.isin(list(trained))].itertuples():
+        row = table.setdefault(r.k, {"k_test": r.k})
+        name = f"{r.model} (k_train {trained[r.model]})"
+        row[f"BLEU {name}"] = float(r.BLEU)
+        row[f"{latency} {name}"] = float(getattr(r, latency))
+    return pd.DataFrame([table[k] for k in sorted(table)])
+
+
+def _larger_train_gain(trained: dict[str, int]):
+    """The smallest, over the pairs of models trained at kt and kt + 1, BLEU of the kt + 1
+    model decoded at kt − BLEU of the kt model decoded at kt."""
+    by_k = {kt: model for model, kt in _single_k(trained).items()}
+
+    def statistic(rows: pd.DataFrame) -> float:
+        r = _text_rows(rows)
+        gains = []
+        for kt, model in by_k.items():
+            if kt + 1 not in by_k:
+                continue
+            own = r[(r.model == model) & (r.k == kt)].BLEU
+            larger = r[(r.model == by_k[kt + 1]) & (r.k == kt)].BLEU
+            if len(own) and len(larger):
+                gains.append(float(larger.iloc[0] - own.iloc[0]))
+        return min(gains) if gains else math.nan
+    return statistic
+
+
+def table4_claims(summary: pd.DataFrame, trained: dict[str, int], *,
+                  latency: str = "AL") -> list[Claim]:
+    """§4.1's text claim (Table 4, its marked cells): a model trained at k + 1 and decoded at
+    k beats the model trained and decoded at k (8 → 7: 29.07 vs 28.57; 7 → 4: 26.38 vs
+    26.04) — superiority of the smallest such gain over the pairs of models trained at
+    consecutive k, with its paired bootstrap over the segments."""
+    by_k = {kt: model for model, kt in _single_k(trained).items()}
+    rows = _text_rows(summary)
+    detail = []
+    for kt, model in sorted(by_k.items()):
+        if kt + 1 in by_k:
+            own = rows[(rows.model == model) & (rows.k == kt)].BLEU
+            larger = rows[(rows.model == by_k[kt + 1]) & (rows.k == kt)].BLEU
+            if len(own) and len(larger):
+                detail.append(f"k = {kt}: trained {kt + 1} {larger.iloc[0]:.1f}, "
+                              f"trained {kt} {own.iloc[0]:.1f}")
+    return [Claim.measured(
+        "H20-table4", "text: a wait-k MT trained at k + 1 and decoded at k beats the one "
+        "trained and decoded at k (Table 4's marked cells; superiority of the smallest gain, "
+        "BLEU)",
+        evaluate(summary, _larger_train_gain(trained), claimed="greater",
+                 metrics=(latency,)),
+        "; ".join(detail) or "no pair of models trained at consecutive k",
+        needs_full_run=True)]

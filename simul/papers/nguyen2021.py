@@ -6,6 +6,7 @@ Notebook: ``notebooks/nguyen2021.ipynb``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pandas as pd
@@ -105,11 +106,25 @@ def _e2e_minus_cascade(low: float, high: float, x: str = FIGURE3_X):
     return statistic
 
 
-def figure3_claims(rows: pd.DataFrame, *, x: str = FIGURE3_X) -> list[Claim]:
+MULTIPATH_VARIANT = ("-multipath", "[cascade with the multi-path MT] ")
+"""Claim id suffix and text prefix of Figure 3's claims on the cascade whose MT was
+re-trained for simultaneous mode (multi-path wait-k; :func:`figure3_claims`)."""
+
+
+def figure3_claims(rows: pd.DataFrame, *, x: str = FIGURE3_X,
+                   multipath: bool = False) -> list[Claim]:
     """§4.3's conclusion on one split's rows (the e2e model's wait-k settings and the
     cascade's k): "e2e is better in low latency regimes and cascade is better in higher
     latency regimes", each as the BLEU gap e2e − cascade at matched original AL over its
-    half of the latency range both curves cover, bootstrapped over the segments."""
+    half of the latency range both curves cover, bootstrapped over the segments.
+    ``multipath``: the rows' cascade is the one with the multi-path MT (the paper's
+    second curve); ids and texts marked with :data:`MULTIPATH_VARIANT`."""
+    suffix, prefix = MULTIPATH_VARIANT if multipath else ("", "")
+    return [dataclasses.replace(c, id=c.id + suffix, text=prefix + c.text)
+            for c in _figure3_claims(rows, x=x)]
+
+
+def _figure3_claims(rows: pd.DataFrame, *, x: str) -> list[Claim]:
     low, middle, high = latency_regimes(rows, x=x)
     if math.isnan(low):
         c = figure3_curves(rows, x=x)

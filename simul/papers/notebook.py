@@ -75,11 +75,13 @@ class Notebook:
 
     def sweep(self, spec: dict):
         """Run a sweep spec (:func:`simul.sweep.run`); its summary, one row per model ×
-        split × setting."""
+        split × setting. A notebook's runs are its own: a sweep whose spec, models or corpus
+        changed since its folder was written starts over there (``force``), and the record
+        store spares it the decodes that did not change."""
         from simul import sweep
 
         return sweep.run(spec, scheduler=self.dask_scheduler, workers=self.workers,
-                         device=self.device)
+                         device=self.device, force=True)
 
 
 def setup(figures_dir: str | Path, runs_dir: str | Path, *, models: Sequence[str | Path] = (),

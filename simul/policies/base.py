@@ -57,8 +57,9 @@ class Policy:
 
     name: ClassVar[str] = ""
     paper: ClassVar[str] = ""
-    # the models it decodes: "st" (an end-to-end ST model, simul.models.espnet_st) or
-    # "cascade" (ASR + MT, simul.models.cascade)
+    # the models it decodes: "st" (an end-to-end ST model, simul.models.espnet_st),
+    # "cascade" (ASR + MT, simul.models.cascade) or "mt" (a text MT on a text source,
+    # simul.text)
     runs_on: ClassVar[str] = "st"
     # a decoder the model must have been trained with (e.g. "transformer_mma"); "" for any
     needs_decoder: ClassVar[str] = ""

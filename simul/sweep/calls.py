@@ -149,6 +149,10 @@ class SharedCalls:
         """A cascade's transcript of an encoded prefix (:mod:`simul.models.cascade`)."""
         return self._method("asr_words", *args, **kwargs)
 
+    def encode_words(self, words) -> Encoded:
+        """A text MT's encoding of the source words read (:mod:`simul.text`), by the words."""
+        return self._method("encode_words", list(words))
+
     def mt_encode(self, words) -> Encoded:
         """A cascade's MT encoding of source words, by the words: settings that feed the MT
         the same words share it, and the decoder calls over it."""

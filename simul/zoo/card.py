@@ -61,6 +61,16 @@ def _simultaneous_line(how: dict) -> str:
     ks = how["k_train"]
     which = (f"k_train = {ks}" if isinstance(ks, int) else
              f"multi-path, k_train drawn per batch from {ks}")
+    if how.get("source") == "text":  # a text MT trained with wait-k over source words
+        return (f"- trained in simultaneous mode (simul.models.waitk_decoder): wait-k over "
+                f"source words (Ma et al. 2019), {which}: target word w attends to the "
+                "encoder states of the first k + w source words; decoded as ESPnet's "
+                "Transformer decoder")
+    if how.get("step", "word") == "unit":  # Han et al. 2020's wait-k with a stride
+        return (f"- trained in simultaneous mode (simul.models.waitk_decoder): wait-k with a "
+                f"stride, {which}, one target unit per stride of {how['word_ms']:g} ms of "
+                f"audio (unit t sees the first (k + t) strides), encoder frames of "
+                f"{how['frame_ms']:g} ms; decoded as ESPnet's Transformer decoder")
     return (f"- trained in simultaneous mode (simul.models.waitk_decoder): wait-k over source "
             f"words, {which}, a word every {how['word_ms']:g} ms of audio ({how['detection']} "
             f"detection), encoder frames of {how['frame_ms']:g} ms; decoded as ESPnet's "

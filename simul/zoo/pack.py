@@ -52,7 +52,8 @@ def half(state: dict) -> dict:
     return {k: v.half() if v.is_floating_point() else v for k, v in state.items()}
 
 
-WAITK_KEYS = ("k_train", "word_ms", "frame_ms", "units_file", "unit_type")
+WAITK_KEYS = ("k_train", "word_ms", "frame_ms", "units_file", "unit_type", "step", "source",
+              "src_units_file", "src_unit_type")
 """decoder_conf keys of simul's ``transformer_waitk`` training decoder
 (:mod:`simul.models.waitk_decoder`) that ESPnet's ``transformer`` decoder does not take."""
 
@@ -190,10 +191,16 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
         info["frozen"] = list(run_conf["freeze_param"])
     if run_conf.get("decoder") == "transformer_waitk":
         dec = run_conf.get("decoder_conf") or {}
-        info["simultaneous_training"] = {"k_train": dec.get("k_train", 3),
-                                         "word_ms": dec.get("word_ms", 280.0),
-                                         "frame_ms": dec.get("frame_ms", 80.0),
-                                         "detection": "fixed"}
+        if dec.get("source") == "text":  # a text MT: wait-k over source words
+            info["simultaneous_training"] = {"k_train": dec.get("k_train", 3),
+                                             "source": "text"}
+        else:
+            info["simultaneous_training"] = {"k_train": dec.get("k_train", 3),
+                                             "word_ms": dec.get("word_ms", 280.0),
+                                             "frame_ms": dec.get("frame_ms", 80.0),
+                                             "detection": "fixed"}
+            if dec.get("step", "word") != "word":  # a unit per stride (Han et al. 2020)
+                info["simultaneous_training"]["step"] = dec["step"]
     if run_conf.get("decoder") == "transformer_mma":
         dec = run_conf.get("decoder_conf") or {}
         info["monotonic_attention"] = {

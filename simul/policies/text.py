@@ -1,0 +1,58 @@
+"""Wait-k on a text source — Ma et al. 2019's prefix-to-prefix schedule, as Han et al. 2020
+(§2.1, Tables 1–5) evaluate their text-to-text systems and Nguyen et al. 2021's cascade
+(Figure 3) drives its MT.
+
+Runs on a text MT model (:class:`simul.models.cascade.TextMT`) in a
+:class:`simul.text.TextSession`: reads count source words. With W source words read, the
+MT may have written W − k + 1 target words (g(i) = k + i − 1): after every source word it
+encodes the words read and continues its committed target greedily until that many words are
+complete — the decision of ``wait_k_words`` (:mod:`simul.policies.word_detection`) and of
+the cascade's MT half (:mod:`simul.policies.cascade`), with the words given instead of
+detected. Once the source has ended it decodes greedily to </s> (or the length cap,
+``maxlenratio`` × source units). ``k`` at least the source's words is the offline greedy
+translation.
+
+**Departures.** Words, not subword tokens, are the steps on both sides (SimulEval's
+text-to-text latency counts words); H20 writes one target token per step. The MT re-encodes
+the prefix read at every step (its encoder is bidirectional, as the offline MT's), while
+Ma et al. 2019 train a unidirectional encoder.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from simul.policies.base import Policy, Read, View, Write
+from simul.policies.word_detection import continue_to_word, count_words
+
+
+@dataclass
+class WaitKText(Policy):
+    name = "wait_k_text"
+    paper = "Ma et al. 2019 wait-k on text, as Han et al. 2020 (IWSLT) Tables 1–5 decode it"
+    runs_on = "mt"
+    k: int = 3  # source words read before the first target word
+    avoid_eos_while_reading: bool = True  # the next best unit instead of </s> while reading
+    maxlenratio: float = 2.0  # length cap × source units (0: one unit per source unit)
+
+    def __post_init__(self) -> None:
+        self.require(self.k >= 1, "k", "≥ 1")
+        self.require(self.maxlenratio >= 0, "maxlenratio", "≥ 0")
+
+    def first_read_ms(self) -> float:
+        return float(self.k)  # source words
+
+    def decide(self, model, view: View) -> Read | Write:
+        if view.source_finished:
+            return self.finish(model, view, maxlenratio=self.maxlenratio)
+        next_read = Read(math.floor(view.read_ms) + 1)  # one more source word
+        allowed = int(view.read_ms) - self.k + 1
+        if allowed <= count_words(model, view.units):
+            return next_read
+        # </s> before the end of the source (avoid_eos_while_reading off) is not committed:
+        # the units before it are, and the policy reads on
+        new, _ = continue_to_word(model, view.encoded, view.units, allowed,
+                                  maxlenratio=self.maxlenratio,
+                                  avoid_eos=self.avoid_eos_while_reading)
+        return Write(tuple(new)) if new else next_read
