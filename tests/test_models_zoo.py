@@ -149,6 +149,16 @@ def test_an_mma_model_packs_with_its_decoder_and_loads_as_mma(fake_run, tmp_path
     assert isinstance(load_dir(out), ESPnetMMA)
     card = write_card("tiny_mma", root=tmp_path / "models").read_text()
     assert "fixed pre-decision blocks of 200 ms" in card and "latency weight λ = 0.32" in card
+    # trained on oracle word ends, by a recipe of another name (one of a family per λ): the
+    # card says so and opens with that recipe's description
+    packed = yaml.safe_load((out / "config.yaml").read_text())
+    packed["decoder_conf"]["pre_decision"] = "word"
+    (out / "config.yaml").write_text(yaml.safe_dump(packed))
+    info["command"] = "simul train conformer_bpe_en-de_mma_word_lat --set x=1"
+    (out / "simul.json").write_text(json.dumps(info))
+    card = write_card("tiny_mma", root=tmp_path / "models").read_text()
+    assert "stops over oracle word blocks, one per word read at its end" in card
+    assert "M20's second stage on oracle word blocks" in card
 
 
 def test_float32_when_asked(fake_run, tmp_path):

@@ -48,10 +48,24 @@ def summary_line(name: str) -> str:
                           for split, cells in rows.items())
 
 
-def _monotonic_line(how: dict) -> str:
+def _recipe_of(name: str, command: str) -> Path | None:
+    """The recipe a model was trained with: its own name's, else the one its command line
+    trains (``simul train RECIPE --set …`` for a model of a family, e.g. one per λ)."""
+    from simul.models.train import RECIPES
+
+    words = command.split()
+    for candidate in (name, *(words[2:3] if words[:2] == ["simul", "train"] else [])):
+        if (RECIPES / f"{candidate}.yaml").is_file():
+            return RECIPES / f"{candidate}.yaml"
+    return None
+
+
+def _monotonic_line(how: dict, pre_decision: str = "fixed") -> str:
+    blocks = (f"fixed pre-decision blocks of {how['step_ms']:g} ms" if pre_decision == "fixed"
+              else f"oracle {pre_decision} blocks, one per {pre_decision} read at its end")
     return (f"- monotonic multihead attention (simul.models.mma_decoder, MMA-IL): every head of "
-            f"every decoder layer stops over fixed pre-decision blocks of {how['step_ms']:g} ms "
-            f"(encoder frames of {how['frame_ms']:g} ms); latency weight λ = "
+            f"every decoder layer stops over {blocks}, encoder frames of "
+            f"{how['frame_ms']:g} ms; latency weight λ = "
             f"{how['latency_weight']:g}, variance weight {how['variance_weight']:g}, noise on "
             f"the monotonic energies σ = {how['noise_std']:g}; decoded by the mma policy "
             "(greedy, the whole input: `simul models eval --beams 1`)")
@@ -135,9 +149,9 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
     if inherited:  # the whole model: this file and the modules its parent supplies
         whole = torch.load(parent.assembled(out, out / "model.pth"), map_location="cpu")
         n_params = sum(v.numel() for v in whole.values() if v.is_floating_point())
-    recipe = RECIPES / f"{name}.yaml"
+    recipe = _recipe_of(name, info.get("command") or "")
     about = [line[2:] for line in recipe.read_text().splitlines()
-             if line.startswith("# ")] if recipe.is_file() else []
+             if line.startswith("# ")] if recipe is not None else []
     lines = [f"# {name}", "", *about, "",
              f"- pair: {info['pair']}; units: {conf.get('token_type')} "
              f"({len(conf['token_list'])} target units)",
@@ -159,7 +173,8 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
                if info.get("frozen") else []),
              *([_simultaneous_line(info["simultaneous_training"])]
                if info.get("simultaneous_training") else []),
-             *([_monotonic_line(info["monotonic_attention"])]
+             *([_monotonic_line(info["monotonic_attention"],
+                                (conf.get("decoder_conf") or {}).get("pre_decision", "fixed"))]
                if info.get("monotonic_attention") else []),
              *_cost_line(out),
              f"- trained on: mini corpus, builder version "
