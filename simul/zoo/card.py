@@ -135,7 +135,6 @@ def _cost_line(out: Path) -> list[str]:
 def write_card(name: str, root: Path = MODELS_DIR) -> Path:
     """``card.md``: what the model is, the command that made it, its measured BLEU (an
     ASR model's WER)."""
-    from simul.models.train import RECIPES
 
     out = root / name
     task = registry.task(out)
