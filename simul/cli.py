@@ -141,6 +141,13 @@ def _train(args: argparse.Namespace) -> int:
                             max_epoch=args.max_epoch, overrides=args.set)
 
 
+def _meta_train(args: argparse.Namespace) -> int:
+    from simul.models import meta_train
+
+    return meta_train.main(args.recipe, args.stage, args.workdir, start=args.start,
+                           steps=args.steps, corpus_root=args.corpus, list_only=args.list)
+
+
 def _models_list(args: argparse.Namespace) -> int:
     from simul.zoo import card
 
@@ -302,6 +309,22 @@ def _model_commands(commands) -> None:
                    help="change the recipe for this run (a YAML value), e.g. "
                         "espnet.specaug=null or simul.speed_perturb=[0.9,1.0,1.1]; repeatable")
     p.set_defaults(func=_train)
+
+    p = commands.add_parser("meta-train", help="H20's meta-learning, its multi-task control "
+                            "and fine-tuning on a data-scarce target task (resumable stages)")
+    p.add_argument("recipe", nargs="?", help="meta-learning recipe name or YAML file "
+                                             "(see --list)")
+    p.add_argument("--list", action="store_true", help="list the recipes")
+    p.add_argument("--stage", choices=["meta", "multitask", "finetune"], default="meta",
+                   help="what to run [%(default)s]")
+    p.add_argument("--workdir", default=None, metavar="DIR",
+                   help="run directory (a stopped run resumes) [~/.cache/simul/runs/RECIPE_STAGE]")
+    p.add_argument("--start", default=None, metavar="DIR",
+                   help="finetune: start from this meta or multitask run [the initialisation]")
+    p.add_argument("--steps", type=_positive_int, default=None, metavar="N",
+                   help="run N steps in all [the recipe's]")
+    _add_corpus(p)
+    p.set_defaults(func=_meta_train)
 
     p = commands.add_parser("models", help="list shipped models with their offline quality")
     p.set_defaults(func=_models_list)

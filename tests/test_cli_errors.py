@@ -112,3 +112,18 @@ def test_confirm_names_the_options_it_does_not_take_and_the_missing_first_run(tm
     assert cli.main(["reproduce", "--confirm", "--figures", str(tmp_path)]) == 2
     one_line_error(capsys, f"no claims under {tmp_path}", "run simul reproduce")
     assert not (tmp_path / "confirm").exists()
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["nope"], "no meta-learning recipe 'nope'; known: conformer_bpe_en-de_meta"),
+    (["conformer_bpe_en-de_meta", "--stage", "finetune", "--start", "NOWHERE"],
+     "--start: NOWHERE holds no checkpoint.pt"),
+    (["conformer_bpe_en-de_meta", "--stage", "meta", "--start", "NOWHERE"],
+     "--start: only the finetune stage starts from another run"),
+])
+def test_meta_train_names_what_is_wrong_and_writes_nothing(tmp_path, capsys, argv, fragment):
+    workdir = tmp_path / "run"
+    code = cli.main(["meta-train", *argv, "--workdir", str(workdir)])
+    assert code == 2
+    one_line_error(capsys, fragment)
+    assert not workdir.exists()

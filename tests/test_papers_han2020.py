@@ -350,3 +350,51 @@ def test_table4_layout_and_the_larger_k_claim():
     wide = han2020.text_ktest_table(rows, trained)
     assert wide.k_test.tolist() == [2, 3, 4, 5, 6, 7, 8]
     assert wide["BLEU mp (k_train [1, 3, 5])"].tolist()[1] == 40.0
+
+
+# --- Table 7 with meta-learning ---
+
+META = {"woMT": "m_wo", "wMT": "m_w", "control": "m_mt"}
+
+
+def meta_summary(bleu: dict[str, list[float]]) -> pd.DataFrame:
+    """Per model, three settings at AL 900, 1800 and 3500 ms with the given BLEU."""
+    rows = []
+    for model, values in bleu.items():
+        for (k, s, al), b in zip([(2, 300.0, 900.0), (3, 400.0, 1800.0), (4, 800.0, 3500.0)],
+                                 values, strict=True):
+            rows.append({"model": model, "split": "tst-COMMON", "policy": "wait_k_catchup",
+                         "setting": f"k={k}", "param_k": k, "param_stride_ms": s,
+                         "param_catchup": 0.0, "BLEU": b, "AL": al})
+    return pd.DataFrame(rows)
+
+
+def test_meta_table7_takes_each_systems_best_within_each_regime():
+    table = han2020.meta_table7(
+        meta_summary({"m_wo": [10, 14, 13], "m_w": [12, 15, 20], "m_mt": [11, 16, 19]}),
+        META, {"low": 1000, "medium": 2000, "high": 4000})
+    # the high regime allows all three settings: the best, not the last
+    assert table["BLEU woMT"].tolist() == [10, 14, 14]
+    assert table["BLEU wMT"].tolist() == [12, 15, 20]
+    assert table["k/s/c woMT"].tolist() == ["2/300/0", "3/400/0", "3/400/0"]
+    assert table["AL woMT"].tolist() == [900, 1800, 1800]
+    assert table["k/s/c control"].tolist() == ["2/300/0", "3/400/0", "4/800/0"]
+
+
+def test_meta_claims_smallest_gain_by_hand():
+    regimes = {"low": 1000, "medium": 2000, "high": 4000}
+    claims = {c.id: c for c in han2020.meta_claims(
+        meta_summary({"m_wo": [10, 14, 13], "m_w": [12, 15, 20], "m_mt": [11, 16, 19]}),
+        META, regimes)}
+    # wMT − woMT per regime: 2, 1, 6 → 1; wMT − control: 1, −1, 1 → −1
+    assert claims["H20-meta"].evidence.effect == 1.0
+    assert claims["H20-meta-control"].evidence.effect == -1.0
+    assert "beyond the paper" in claims["H20-meta-control"].text
+    assert "low: wMT 12.0, woMT 10.0" in claims["H20-meta"].detail
+    # a regime no setting of a system fits: no effect
+    claims = han2020.meta_claims(meta_summary({"m_wo": [10, 14, 13], "m_w": [12, 15, 20],
+                                               "m_mt": [11, 16, 19]}), META, {"tight": 500})
+    assert all(math.isnan(c.evidence.effect) for c in claims)
+    only_two = han2020.meta_claims(meta_summary({"m_wo": [1, 2, 3], "m_w": [2, 3, 4]}),
+                                   {"woMT": "m_wo", "wMT": "m_w"}, regimes)
+    assert [c.id for c in only_two] == ["H20-meta"]

@@ -116,7 +116,7 @@ def test_every_recipe_builds_its_espnet_model(name, tmp_path, monkeypatch):
     # (statistics and units stubbed: a 10-unit list, no global MVN file)
     import yaml
 
-    from simul.models import mma_decoder, rnn_padded, waitk_decoder
+    from simul.models import mma_decoder, rnn_padded, unidirectional_encoder, waitk_decoder
     from simul.models.espnet_env import import_espnet
 
     tokens = tmp_path / "tokens.txt"
@@ -137,6 +137,7 @@ def test_every_recipe_builds_its_espnet_model(name, tmp_path, monkeypatch):
     rnn_padded.register()
     waitk_decoder.register()
     mma_decoder.register()
+    unidirectional_encoder.register()
     cls = {"st": "espnet2.tasks.st:STTask", "asr": "espnet2.tasks.asr:ASRTask",
            "mt": "espnet2.tasks.mt:MTTask"}[task]
     module, attr = cls.split(":")

@@ -7,6 +7,7 @@ import pytest
 import torch
 import yaml
 
+from simul.models import unidirectional_encoder
 from simul.models.espnet_env import import_espnet
 from simul.models.waitk_decoder import (
     WaitKTransformerDecoder,
@@ -203,6 +204,8 @@ def test_espnet_trains_a_wait_k_mt(tmp_path):
     mt = import_espnet("espnet2.tasks.mt").MTTask
     (tmp_path / "chars.txt").write_text("\n".join(CASCADE_CHARS) + "\n")
     conf = tiny_mt_config(CASCADE_CHARS)
+    conf["encoder"] = "transformer_unidirectional"  # as the wait-k MT recipes train it
+    unidirectional_encoder.register()
     conf["decoder"] = "transformer_waitk"
     conf["decoder_conf"] = {**conf["decoder_conf"], "k_train": 1, "source": "text",
                             "units_file": str(tmp_path / "chars.txt"), "unit_type": "char",
@@ -213,6 +216,7 @@ def test_espnet_trains_a_wait_k_mt(tmp_path):
     torch.manual_seed(0)
     model = mt.build_model(args).train()
     assert isinstance(model.decoder, WaitKTransformerDecoder)
+    assert isinstance(model.encoder, unidirectional_encoder.UnidirectionalTransformerEncoder)
     space = CASCADE_CHARS.index("<space>")
     a, b, c = (CASCADE_CHARS.index(x) for x in "abc")
     src = torch.tensor([[a, space, b, space, c]])  # three source words

@@ -69,10 +69,14 @@ class TextMT(ESPnetST):
                              "an embedding frontend)")
 
     def __init__(self, config, model_file, device: str = "cpu"):
-        super().__init__(config, model_file, device)
         import yaml
 
         conf = yaml.safe_load(Path(config).read_text())
+        if conf.get("encoder") == "transformer_unidirectional":  # wait-k text MT models
+            from simul.models import unidirectional_encoder
+
+            unidirectional_encoder.register()
+        super().__init__(config, model_file, device)
         self._src_sp = None
         self._src_index = {u: i for i, u in enumerate(self.src_token_list or [])}
         if self.src_unit == "bpe":

@@ -139,8 +139,9 @@ def _espnet(module: str, args: list[str], log: Path) -> None:
     """Run an espnet2.bin module in a subprocess (quiet imports), output appended to ``log``."""
     code = (
         "import sys; from simul.models.espnet_env import import_espnet; "
-        "from simul.models import mma_decoder, rnn_padded, waitk_decoder; "
-        "rnn_padded.register(); waitk_decoder.register(); mma_decoder.register(); "
+        "from simul.models import mma_decoder, rnn_padded, unidirectional_encoder, "
+        "waitk_decoder; rnn_padded.register(); waitk_decoder.register(); "
+        "mma_decoder.register(); unidirectional_encoder.register(); "
         f"m = import_espnet({module!r}); m.main(sys.argv[1:])"
     )
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}

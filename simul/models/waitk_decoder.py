@@ -26,9 +26,11 @@ al. 2019): target word w sees ESPnet's source <sos> and the source units of the 
 k + w source words (all of them once k + w reaches the source's words).
 Source words follow the same rule on the source units (``src_units_file``,
 ``src_unit_type``); ESPnet's MT model hands the decoder its source units through
-:func:`register`'s wrapper of ``ESPnetMTModel.forward``. As for speech, only the
-cross-attention is masked: the encoder sees the whole source in training and re-encodes
-the prefix read at inference.
+:func:`register`'s wrapper of ``ESPnetMTModel.forward``. Only the cross-attention is
+masked here; the MT recipes pair the decoder with a unidirectional encoder
+(:mod:`simul.models.unidirectional_encoder`), so that the states a target word sees in
+training are those of the prefix it would have read. (For speech, as in P22, the encoder
+sees the whole audio in training and re-encodes the prefix read at inference.)
 
 ``k_train`` is one k, or a list: then each training batch draws its k from the list
 (multi-path wait-k, which P22 §2 cites for one model serving every k); validation uses the

@@ -29,19 +29,18 @@ FIXED_BEST = "fixed Δt (best per bucket)"
 WORD, PHONEME = "oracle word boundaries", "oracle phoneme boundaries"
 
 KNOWN_GAPS = {
-    "M20-AL-k": "one unit per phoneme boundary (≈ 80 ms) outruns the speech: the model ends at an "
-                "early EOS (hypotheses 0.29–0.49 of the reference's length), and AL_M20 of such "
-                "truncated outputs dips at 3 of 9 steps (k 1→2, 7→8, 9→10, by 13–23 ms)",
-    "M20-word": "one unit per oracle word lags (≈ 2 BPE units per source word): the word front "
-                "starts at AL_M20 3070 ms with BLEU 61.9 (k=1) where the fixed front (280 ms, "
-                "k 7–8) is at 67.8–69.0; above 3.6 s both are at the offline 69",
-    "M20-CA": "CA−NCA falls for Δt ≥ 280 ms (398→294 ms) but is lowest at 120 ms (182): there "
-              "hypotheses end at an early EOS (0.42 of the reference's length; 0.95–0.99 from "
-              "280 ms), so less computation accumulates",
+    "M20-word": "one unit per oracle word lags the fixed 280 ms steps: best BLEU per 500 ms "
+                "AL_M20 bucket, word − fixed, -3.3, -6.1, -0.5, -1.3, -0.1, +1.4, -1.3 from "
+                "2.5 to 5.5 s (2.2 German BPE units per English word on these segments; the word "
+                "front starts above 2.5 s)",
+    "M20-CA": "CA−NCA does not shrink with the step: 289, 514, 536, 468, 415 ms at Δt 120, 200, "
+              "280, 360, 440 ms (it falls only from 280 ms on); the smallest step has the "
+              "smallest gap",
 }
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
-``tests/test_reproduce_full.py``. Measured on the corpus-v2 Conformer (40 tst-COMMON
-segments; analysis in ``docs/reference/claims.md``); an undecided claim is not a gap."""
+``tests/test_reproduce_full.py``. Measured on the en-de Conformer (corpus v3, 40 tst-COMMON
+segments: M20-word −5.2 [−8.3, −0.9] BLEU, M20-CA +126 [+59, +200] ms; M20-AL-k, a gap on
+the corpus-v2 en-es model, is undecided here); an undecided claim is not a gap."""
 
 
 def spec(models: list[str], pair: str, splits: list[str], output: str, *, corpus=None,

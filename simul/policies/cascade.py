@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from simul.models.espnet_st import ModelError
 from simul.policies.base import Policy, Read, View, Write
-from simul.policies.word_detection import continue_to_word, count_words
+from simul.policies.word_detection import wait_k_over_words
 
 STABLE = ("la2", "all")
 _EPS = 1e-6
@@ -101,10 +101,6 @@ class CascadeWaitK(Policy):
             hyp = model.greedy(model.mt_encode(stable), view.units,
                                maxlenratio=self.maxlenratio)
             return Write(tuple(hyp.tokens), finished=True)
-        next_read = Read(self.next_read_ms(view.read_ms))
-        allowed = len(stable) - self.k + 1
-        if allowed <= count_words(model, view.units):
-            return next_read
-        new, _ = continue_to_word(model, model.mt_encode(stable), view.units, allowed,
-                                  maxlenratio=self.maxlenratio, avoid_eos=True)
-        return Write(tuple(new)) if new else next_read
+        return wait_k_over_words(model, lambda: model.mt_encode(stable), view.units,
+                                 len(stable), self.k, Read(self.next_read_ms(view.read_ms)),
+                                 maxlenratio=self.maxlenratio, avoid_eos=True)

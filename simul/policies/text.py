@@ -6,16 +6,16 @@ Runs on a text MT model (:class:`simul.models.cascade.TextMT`) in a
 :class:`simul.text.TextSession`: reads count source words. With W source words read, the
 MT may have written W − k + 1 target words (g(i) = k + i − 1): after every source word it
 encodes the words read and continues its committed target greedily until that many words are
-complete — the decision of ``wait_k_words`` (:mod:`simul.policies.word_detection`) and of
-the cascade's MT half (:mod:`simul.policies.cascade`), with the words given instead of
-detected. Once the source has ended it decodes greedily to </s> (or the length cap,
-``maxlenratio`` × source units). ``k`` at least the source's words is the offline greedy
-translation.
+complete (:func:`simul.policies.word_detection.wait_k_over_words`, which the cascade's MT
+half also decides with; ``wait_k_words`` decides alike over detected words). Once the
+source has ended it decodes greedily to </s> (or the length cap, ``maxlenratio`` × source
+units). ``k`` at least the source's words is the offline greedy translation.
 
 **Departures.** Words, not subword tokens, are the steps on both sides (SimulEval's
 text-to-text latency counts words); H20 writes one target token per step. The MT re-encodes
-the prefix read at every step (its encoder is bidirectional, as the offline MT's), while
-Ma et al. 2019 train a unidirectional encoder.
+the prefix read at every step: the same states as encoding once and extending, for the wait-k
+MT models (their encoder is unidirectional, as Ma et al. 2019's); an offline MT's
+bidirectional encoder re-reads the prefix as a whole.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 
 from simul.policies.base import Policy, Read, View, Write
-from simul.policies.word_detection import continue_to_word, count_words
+from simul.policies.word_detection import wait_k_over_words
 
 
 @dataclass
@@ -46,13 +46,9 @@ class WaitKText(Policy):
     def decide(self, model, view: View) -> Read | Write:
         if view.source_finished:
             return self.finish(model, view, maxlenratio=self.maxlenratio)
-        next_read = Read(math.floor(view.read_ms) + 1)  # one more source word
-        allowed = int(view.read_ms) - self.k + 1
-        if allowed <= count_words(model, view.units):
-            return next_read
         # </s> before the end of the source (avoid_eos_while_reading off) is not committed:
         # the units before it are, and the policy reads on
-        new, _ = continue_to_word(model, view.encoded, view.units, allowed,
-                                  maxlenratio=self.maxlenratio,
-                                  avoid_eos=self.avoid_eos_while_reading)
-        return Write(tuple(new)) if new else next_read
+        return wait_k_over_words(model, lambda: view.encoded, view.units, int(view.read_ms),
+                                 self.k, Read(math.floor(view.read_ms) + 1),
+                                 maxlenratio=self.maxlenratio,
+                                 avoid_eos=self.avoid_eos_while_reading)

@@ -275,3 +275,19 @@ def continue_to_word(model, encoded, committed: list[int], allowed: int, *,
         state = hyp.resume
         if begun == allowed and units.is_separator(piece, model.unit_type):
             return new, False
+
+
+def wait_k_over_words(model, encode, committed: list[int], words_read: int, k: int,
+                      next_read: Read, *, maxlenratio: float, avoid_eos: bool
+                      ) -> Read | Write:
+    """One wait-k decision over source words that are given (a text source, a cascade's
+    stable transcript): with ``words_read`` words the target may have ``words_read − k + 1``
+    words (g(i) = k + i − 1). Writes the greedy units that complete them, over the encoder
+    output ``encode()`` (called only when a word is due), or returns ``next_read`` when none
+    is due or none came (</s> before the end of the source is not committed)."""
+    allowed = words_read - k + 1
+    if allowed <= count_words(model, committed):
+        return next_read
+    new, _ = continue_to_word(model, encode(), committed, allowed, maxlenratio=maxlenratio,
+                              avoid_eos=avoid_eos)
+    return Write(tuple(new)) if new else next_read

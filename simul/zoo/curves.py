@@ -32,6 +32,11 @@ def learning_curve(exp_dir: Path, task: str = "st") -> list[dict]:
     def kept(key: str) -> bool:
         return bool(ASR_CURVE_STATS.fullmatch(key)) if task == "asr" else key in CURVE_STATS
 
+    curve = exp_dir / "curve.jsonl"  # simul's own loops (simul meta-train) write rows
+    if curve.is_file() and not (exp_dir / "train.log").is_file():
+        import json
+
+        return [json.loads(line) for line in curve.read_text().splitlines() if line]
     rows = []
     pattern = re.compile(r"(\d+)epoch results: (.*)")
     for line in (exp_dir / "train.log").read_text().splitlines():

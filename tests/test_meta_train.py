@@ -1,0 +1,62 @@
+"""simul meta-train end to end on a tiny recipe: a meta run, fine-tuning from it, the
+snapshots packed and decoded by simul like any ESPnet model; stages resume and refuse what
+does not fit."""
+
+import json
+
+import pytest
+import yaml
+
+from simul.models import meta_train
+
+pytestmark = pytest.mark.corpus
+
+
+@pytest.fixture(scope="module")
+def recipe(tmp_path_factory):
+    r = meta_train.load_recipe("conformer_bpe_en-de_meta")
+    r["meta"].update(source_tasks=["asr_en", "mt_en-de"], vocabulary=200,
+                     batch={"speech": 2, "text": 3}, snapshot_every=2, dev_segments=3,
+                     pretrain={"steps": 2, "lr": 0.001, "warmup": 2},
+                     finetune={"steps": 4, "lr": 0.001, "warmup": 2})
+    r["espnet"]["encoder_conf"].update(output_size=32, linear_units=32, num_blocks=1,
+                                       attention_heads=2)
+    r["espnet"]["decoder_conf"].update(linear_units=32, num_blocks=1, attention_heads=2)
+    path = tmp_path_factory.mktemp("recipe") / "tiny_meta.yaml"
+    path.write_text(yaml.safe_dump(r))
+    return str(path)
+
+
+def test_meta_then_finetune_then_pack_and_decode(recipe, tmp_path):
+    from simul.corpus import DEFAULT_ROOT, load_list
+    from simul.models import loader
+    from simul.policies import make
+    from simul.simulate import simulate
+    from simul.zoo.pack import pack
+
+    meta_dir = meta_train.run_stage(recipe, "meta", tmp_path / "meta", progress=False)
+    steps = [json.loads(x) for x in (meta_dir / "steps.jsonl").read_text().splitlines()]
+    assert [s["step"] for s in steps] == [0, 1]
+    assert {s["task"] for s in steps} <= {"asr_en", "mt_en-de"}
+    ft = meta_train.run_stage(recipe, "finetune", tmp_path / "wMT", start=meta_dir,
+                              progress=False)
+    curve = [json.loads(x) for x in (ft / "exp" / "curve.jsonl").read_text().splitlines()]
+    assert [r["epoch"] for r in curve] == [1, 2] and all(0 <= r["valid_acc"] <= 1
+                                                          for r in curve)
+    steps = [json.loads(x) for x in (ft / "steps.jsonl").read_text().splitlines()]
+    assert {s["task"] for s in steps} == {"st_en-de"}
+    out = pack(ft / "exp", "tiny_wmt", pair="en-de", n_average=2, out_root=tmp_path / "models",
+               progress=False)
+    model = loader.load(out)
+    seg = load_list(DEFAULT_ROOT, "en-de", "dev", limit=1)[0]
+    record = simulate(model, make("offline"), seg)
+    assert record.prediction is not None
+    assert (out / "learning_curve.csv").is_file()
+    # a finished stage resumes to nothing; another stage in its directory is refused
+    meta_train.run_stage(recipe, "finetune", ft, start=meta_dir, progress=False)
+    with pytest.raises(ValueError, match="holds a finetune run, not meta"):
+        meta_train.run_stage(recipe, "meta", ft, progress=False)
+    with pytest.raises(ValueError, match="only the finetune stage"):
+        meta_train.run_stage(recipe, "meta", tmp_path / "x", start=meta_dir, progress=False)
+    with pytest.raises(ValueError, match="--stage"):
+        meta_train.run_stage(recipe, "maml", tmp_path / "y", progress=False)
