@@ -20,6 +20,7 @@ their own (:func:`universal_vocabulary`).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,12 +46,10 @@ def target_size(n_train: int, n_sources: int = len(SOURCE_TASKS), ratio: float =
 def split_talks(segments, size: int, seed: int = 0) -> tuple[list, list]:
     """Whole talks drawn at random until they hold ``size`` segments (the target task's),
     and the segments of the other talks; each list in corpus order."""
-    talks = sorted({s.talk for s in segments})
+    per_talk = Counter(s.talk for s in segments)
+    talks = sorted(per_talk)
     order = np.random.default_rng(seed).permutation(len(talks))
     chosen, count = set(), 0
-    per_talk = {}
-    for s in segments:
-        per_talk[s.talk] = per_talk.get(s.talk, 0) + 1
     for i in order:
         if count >= size:
             break
@@ -83,19 +82,13 @@ class Task:
 def universal_vocabulary(texts: list[str], prefix: Path, size: int) -> Path:
     """A SentencePiece BPE model of ``size`` pieces over ``texts``, the language tags among
     its pieces; returns the model file (kept if it exists)."""
-    import sentencepiece as spm
+    from simul.models import prepare
 
-    model = prefix.with_suffix(".model")
-    if model.is_file():
-        return model
-    plain = prefix.with_suffix(".train.txt")
-    plain.write_text("".join(t + "\n" for t in texts))
-    spm.SentencePieceTrainer.train(
-        input=str(plain), model_prefix=str(prefix), vocab_size=size, model_type="bpe",
-        character_coverage=1.0, input_sentence_size=10**8, num_threads=1, unk_id=0,
-        bos_id=-1, eos_id=-1, pad_id=-1, user_defined_symbols=list(TAGS.values()),
-        minloglevel=2)
-    return model
+    lines = prefix.with_suffix(".text")  # ESPnet's text layout: an id, then the text
+    if not prefix.with_suffix(".model").is_file():
+        lines.write_text("".join(f"u{i} {t}\n" for i, t in enumerate(texts)))
+    return prepare.train_sentencepiece(lines, prefix, size, "bpe",
+                                       symbols=tuple(TAGS.values()))
 
 
 def _samples(ms: float, rate: int) -> int:

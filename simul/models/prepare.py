@@ -104,8 +104,9 @@ def export_boundaries(corpus_root: str | Path, pair: str, split: str, out_dir: P
 
 
 def train_sentencepiece(lines_file: Path, prefix: Path, vocab_size: int,
-                        model_type: str = "bpe") -> Path:
-    """Train a SentencePiece model on the text column of an ESPnet ``text`` file."""
+                        model_type: str = "bpe", symbols: tuple[str, ...] = ()) -> Path:
+    """Train a SentencePiece model on the text column of an ESPnet ``text`` file;
+    ``symbols``: pieces of their own (never split, never merged)."""
     import sentencepiece as spm
 
     model = prefix.with_suffix(".model")
@@ -118,7 +119,7 @@ def train_sentencepiece(lines_file: Path, prefix: Path, vocab_size: int,
         input=str(plain), model_prefix=str(prefix), vocab_size=vocab_size,
         model_type=model_type, character_coverage=1.0, input_sentence_size=10**8,
         num_threads=1, unk_id=0, bos_id=-1, eos_id=-1, pad_id=-1,
-        user_defined_symbols=[], minloglevel=2,
+        user_defined_symbols=list(symbols), minloglevel=2,
     )
     return model
 

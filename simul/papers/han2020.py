@@ -138,6 +138,12 @@ def table6(summary: pd.DataFrame, trained=TRAINED, *, latency: str = "AL") -> pd
     return pd.DataFrame([table[r] for r in DECODES if r in table])
 
 
+def _best_within(rows: pd.DataFrame, latency: str, bound: float) -> pd.Series | None:
+    """The best-BLEU row whose ``latency`` is at most ``bound`` (None when none fits)."""
+    fits = rows[rows[latency] <= bound]
+    return fits.loc[fits.BLEU.idxmax()] if len(fits) else None
+
+
 def table7(summary: pd.DataFrame, regimes=REGIMES_MS, paper=PAPER_TABLE7, *,
            latency: str = "AL") -> pd.DataFrame:
     """Table 7 layout: per regime, the best-BLEU setting whose ``latency`` fits the bound
@@ -145,8 +151,7 @@ def table7(summary: pd.DataFrame, regimes=REGIMES_MS, paper=PAPER_TABLE7, *,
     rows = settings(summary)
     out = []
     for regime, bound in regimes.items():
-        fits = rows[rows[latency] <= bound]
-        best = fits.loc[fits.BLEU.idxmax()] if len(fits) else None
+        best = _best_within(rows, latency, bound)
         entry = {"regime": regime, f"{latency} ≤ (ms)": bound}
         for col, val in (("k", "k"), ("s (ms)", "s"), ("c", "c"), ("BLEU", "BLEU"),
                          (latency, latency)):
@@ -519,15 +524,11 @@ def table4_claims(summary: pd.DataFrame, trained: dict[str, int], *,
 
 # --- Table 7 with meta-learning: woMT, wMT and the multi-task control ---
 
-META_SYSTEMS = ("woMT", "wMT", "control")
-"""Table 7's systems without (woMT) and with (wMT) meta-learning, and the control the paper
-lacks: multi-task pre-training on the same source tasks, as many updates
-(``simul meta-train``)."""
-
-
 def meta_table7(summary: pd.DataFrame, systems: dict[str, str], regimes=REGIMES_MS, *,
                 latency: str = "AL") -> pd.DataFrame:
-    """Table 7 of the meta-learning systems (``systems``: label → model name): per regime,
+    """Table 7 of the meta-learning systems (``systems``: label → model name; "woMT" and
+    "wMT", without and with meta-learning, and "control", the multi-task pre-training the
+    paper lacks, ``simul meta-train``): per regime,
     each system's best-BLEU wait-k setting whose ``latency`` fits the regime's bound (the
     paper: each system at the k/s its regime allows), its BLEU, latency and k/s/c."""
     rows = settings(summary)
@@ -535,8 +536,7 @@ def meta_table7(summary: pd.DataFrame, systems: dict[str, str], regimes=REGIMES_
     for regime, bound in regimes.items():
         entry = {"regime": regime, f"{latency} ≤ (ms)": bound}
         for label, model in systems.items():
-            fits = rows[(rows.model == model) & (rows[latency] <= bound)]
-            best = fits.loc[fits.BLEU.idxmax()] if len(fits) else None
+            best = _best_within(rows[rows.model == model], latency, bound)
             entry[f"BLEU {label}"] = float(best.BLEU) if best is not None else math.nan
             entry[f"{latency} {label}"] = float(best[latency]) if best is not None else math.nan
             entry[f"k/s/c {label}"] = (f"{best.k}/{best.s:g}/{best.c:g}" if best is not None
