@@ -25,7 +25,9 @@ import importlib
 import json
 import multiprocessing
 import os
+import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +43,7 @@ EXECUTED_DIR = NOTEBOOKS_DIR / "executed"
 RUNS_DIR = REPO / "runs"
 QUICK_UTTERANCES = 4
 QUICK_CELL_TIMEOUT_S = 900
+UNIX_SOCKET_PATH_MAX = 107  # sun_path's 108 bytes, less the closing NUL
 
 
 @dataclass(frozen=True)
@@ -111,8 +114,16 @@ def notebooks(only: list[str] | None = None) -> list[Notebook]:
 
 @functools.cache
 def kernel_manager_class():
-    """The kernels' manager: jupyter_client's, except that shutting a finished notebook's
-    kernel down sends no interrupt first.
+    """The kernels' manager: jupyter_client's, except that its kernels talk over Unix
+    sockets and that shutting a finished notebook's kernel down sends no interrupt first.
+
+    Over TCP, jupyter_client picks five free ports by binding and closing them, and the
+    kernel binds them again later: notebooks started at once (a quick run's one per core)
+    can draw the same port in between, and the kernel dies with "Address already in use"
+    before it replies. Each kernel's IPC sockets are files under the temporary folder named
+    by a fresh UUID, which no other kernel shares (an absolute path: the kernel runs in the
+    notebook's folder). Where that path would pass the length a Unix socket's name allows,
+    the kernels keep TCP.
 
     After the last cell papermill asks for the kernel's info and, on the reply, shuts the
     kernel down; jupyter_client's shutdown begins with an interrupt (SIGINT), and ipykernel
@@ -122,8 +133,22 @@ def kernel_manager_class():
     request alone stops the kernel, and jupyter_client kills one that does not stop in
     time (a cell that timed out). Interrupts outside a shutdown are sent as before."""
     from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
 
     class FinishedNotebookKernelManager(AsyncKernelManager):
+        @functools.cached_property
+        def ipc_prefix(self) -> str:
+            return os.path.join(tempfile.gettempdir(), f"simul-kernel-{uuid.uuid4().hex}")
+
+        @default("transport")
+        def _transport_default(self) -> str:
+            # the sockets are PREFIX-1 … PREFIX-5
+            return "ipc" if len(self.ipc_prefix) + 2 < UNIX_SOCKET_PATH_MAX else "tcp"
+
+        @default("ip")
+        def _ip_default(self) -> str:
+            return self.ipc_prefix if self.transport == "ipc" else super()._ip_default()
+
         async def _async_interrupt_kernel(self) -> None:
             if getattr(self, "shutting_down", False):
                 return

@@ -168,32 +168,6 @@ def test_replay_says_each_word_is_at_its_delay():
 
 # ------------------------------------------------- the batch run (simul reproduce --quick)
 
-def test_a_finished_notebooks_kernel_is_shut_down_without_an_interrupt(monkeypatch):
-    """papermill shuts the kernel down as soon as the reply to its last request comes, and
-    jupyter_client's shutdown began with a SIGINT that landed in the kernel's handler of
-    that request: "[IPKernelApp] ERROR | KeyboardInterrupt caught in kernel." on a notebook
-    that passed. The shutdown sends none; other interrupts still go out."""
-    import asyncio
-    import signal
-
-    from simul import reproduce
-
-    km = reproduce.kernel_manager_class()(kernel_name="python3")
-    sent = []
-
-    async def signal_kernel(signum):
-        sent.append(signum)
-
-    monkeypatch.setattr(km, "_async_signal_kernel", signal_kernel)
-    monkeypatch.setattr(type(km), "has_kernel", property(lambda self: True))
-    km.shutting_down = True
-    asyncio.run(km._async_interrupt_kernel())
-    assert sent == []
-    km.shutting_down = False  # e.g. nbclient's interrupt of a cell that timed out
-    asyncio.run(km._async_interrupt_kernel())
-    assert sent == [signal.SIGINT]
-
-
 def de_segment(source, target, links, ends=None):
     words = tuple(Word(w, 0.0, e) for w, e in zip(source.split(), ends or [0.0] * 99,
                                                   strict=False))
