@@ -44,6 +44,12 @@ KNOWN_GAPS = {
     "N21-BPE": "k=100, s=10, N=2 writes 20 units/s, far ahead of the speech: bpe-large closes "
                "its hypothesis with an early '?' (0.44 of the reference's words, 21/40 under "
                "half; chars 0.80, 3/40) and its last word is charged at |X|: AL 1887 vs 604 ms",
+    "N21-e2e-low": "the end-to-end BLSTM is the weaker system offline (34.8 BLEU at k=400, s=20, "
+                   "N=1 against the cascade's 41.1 at k=7): at AL_orig 1.3–2.8 s it reaches "
+                   "24.5–31.7 BLEU where the cascade reaches 26.8–40.8 (e2e − cascade −7.0 "
+                   "[−13.3, −1.3] over 1.5–2.7 s)",
+    "N21-e2e-low-multipath": "as N21-e2e-low, against the cascade whose MT is the multi-path "
+                             "one: 31.5–40.5 BLEU at AL_orig 1.5–2.5 s (−7.9 [−13.5, −2.4])",
 }
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
 ``tests/test_reproduce_full.py``. Measured on the corpus-v2 models (40 tst-COMMON segments;
