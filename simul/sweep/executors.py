@@ -12,12 +12,14 @@ decode on the sweep's device, or on the GPU their pool handed them (:func:`worke
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures as cf
+import hashlib
 import itertools
 import multiprocessing
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
@@ -190,8 +192,10 @@ def _results(keys: list[tuple[str, str, int]], segments: list[Segment],
 
 
 def _execute(tasks: Iterator[Task], share: bool, workers: int,
-             scheduler: Any, device: str = devices.CPU) -> Iterator[Result]:
-    """Run tasks; yield each utterance's result as its task completes (any order)."""
+             scheduler: Any, device: str = devices.CPU, code: str | None = None
+             ) -> Iterator[Result]:
+    """Run tasks; yield each utterance's result as its task completes (any order). A local
+    pool is kept for the next sweep whose ``code`` (:func:`code_digest`) is the same."""
     if scheduler is not None:
         yield from _execute_dask(tasks, share, scheduler, device)
         return
@@ -200,17 +204,9 @@ def _execute(tasks: Iterator[Task], share: bool, workers: int,
             yield from _results(keys, segs, _decode_task(ref, settings, segs, share=share,
                                                           device=device))
         return
-    threads = max(1, (os.cpu_count() or 1) // workers)
-    context = multiprocessing.get_context("spawn")
-    gpus = None
-    assigned = worker_devices(device, workers)
-    if assigned:
-        gpus = context.Queue()
-        for d in assigned:
-            gpus.put(d)
-    with cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                initargs=(threads, gpus)) as pool:
-        pending: dict[cf.Future, tuple] = {}
+    pool = _pool(workers, device, code)
+    pending: dict[cf.Future, tuple] = {}
+    try:
         for task in itertools.chain(tasks, [None]):
             if task is not None:
                 keys, ref, segs, settings = task
@@ -222,6 +218,69 @@ def _execute(tasks: Iterator[Task], share: bool, workers: int,
                 for fut in finished:
                     keys, segs = pending.pop(fut)
                     yield from _results(keys, segs, fut.result())
+    except BaseException:  # a failed task, an interrupt, or a consumer that stopped early
+        _discard_pool(workers, device)
+        raise
+
+
+_POOLS: dict[tuple[int, str], tuple[cf.ProcessPoolExecutor, str | None]] = {}
+"""This process's local worker pools, by (workers, device), with the digest of the decoding
+code when each started: kept from one sweep to the next (a notebook runs dozens), so that
+workers start, import torch and load each model once."""
+
+
+def _pool(workers: int, device: str, code: str | None) -> cf.ProcessPoolExecutor:
+    """The pool of ``workers`` processes for ``device``, started on first use; workers get
+    ``cores // workers`` torch threads and, with several GPUs, one each
+    (:func:`worker_devices`). A pool started under other ``code`` (or None) is replaced:
+    a sweep decodes with the files as they are when it starts, as a new pool would."""
+    key = (workers, device)
+    digest = code
+    if key in _POOLS and (digest is None or _POOLS[key][1] != digest):
+        _discard_pool(workers, device)
+    if key not in _POOLS:
+        if not _POOLS:
+            atexit.register(shutdown_pools)
+        context = multiprocessing.get_context("spawn")
+        gpus = None
+        assigned = worker_devices(device, workers)
+        if assigned:
+            gpus = context.Queue()
+            for d in assigned:
+                gpus.put(d)
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        _POOLS[key] = (cf.ProcessPoolExecutor(workers, mp_context=context,
+                                              initializer=_init_worker,
+                                              initargs=(threads, gpus)), digest)
+    return _POOLS[key][0]
+
+
+def code_digest(policy_names: Iterable[str]) -> str | None:
+    """The code a sweep of ``policy_names`` decodes with, as its files are now: simul's
+    decoding source and the source file of each policy that is not simul's own (a plugin's
+    workers import it once); None when a file cannot be read (no pool is then reused)."""
+    from simul import policies
+
+    try:
+        parts = [record_store.source_digest(),
+                 *(policies.source_digest(name) or name for name in sorted(set(policy_names)))]
+    except OSError:
+        return None
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _discard_pool(workers: int, device: str) -> None:
+    """Stop a pool after a sweep that did not finish: its queued tasks are cancelled, the
+    running ones end with their worker; the next sweep starts a new pool."""
+    pool, _ = _POOLS.pop((workers, device), (None, None))
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def shutdown_pools() -> None:
+    """Stop this process's worker pools (at exit; a caller may free the workers sooner)."""
+    while _POOLS:
+        _POOLS.popitem()[1][0].shutdown(wait=True, cancel_futures=True)
 
 
 def _execute_dask(tasks: Iterator[Task], share: bool, scheduler: Any,

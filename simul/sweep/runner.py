@@ -25,7 +25,7 @@ from simul import policies
 from simul.corpus import Segment, load
 from simul.models import device as devices
 from simul.sweep import store as record_store
-from simul.sweep.executors import Result, Task, _execute, _in_place, default_workers
+from simul.sweep.executors import Result, Task, _execute, _in_place, code_digest, default_workers
 from simul.sweep.journal import Journal, _claim, _fingerprint, corpus_checksum
 from simul.sweep.spec import ModelRef, Spec, SweepError, resolve_model
 from simul.sweep.summary import _summarize
@@ -132,7 +132,8 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
         # tasks complete (the tasks are made once the store has been looked up)
         for job, pos, segment_id, recs, from_store, seconds in itertools.chain(
                 _stored(jobs, kept, keys),
-                _decoded(_execute(_tasks(spec, jobs), spec.share, workers, scheduler, device),
+                _decoded(_execute(_tasks(spec, jobs), spec.share, workers, scheduler, device,
+                                  code_digest(s.policy for s in spec.settings)),
                          jobs, kept, keys)):
             job.journal.append(pos, segment_id, recs, from_store, seconds)
             job.done[pos] = recs
