@@ -19,7 +19,12 @@ and recomputes it on resamples of the segments, every setting on the same resamp
 
 from __future__ import annotations
 
+import atexit
+import concurrent.futures as cf
 import math
+import multiprocessing
+import os
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -522,11 +527,88 @@ def bootstrap(rows: pd.DataFrame | Segments, statistic: Callable[[pd.DataFrame],
     effect = float(statistic(data.scores()))
     if math.isnan(effect):
         return Evidence(math.nan, math.nan, math.nan, data.n, claimed, margin, replay)
-    values = np.array([statistic(data.scores(idx))
-                       for idx in _resamples(data.n, resamples, seed)], dtype=float)
+    values = _on_resamples(statistic, data, _resamples(data.n, resamples, seed))
     values = values[~np.isnan(values)]
     low, high = _interval(values, claimed) if len(values) else (math.nan, math.nan)
     return Evidence(effect, low, high, data.n, claimed, margin, replay)
+
+
+WORKERS: int | None = None
+"""Processes that compute a bootstrap's resamples: None, one per core; 1, this process alone
+(a quick notebook run, whose kernels share the cores, sets it). The values are the same
+whatever the number: each resample's statistic is computed as here, in resample order."""
+PARALLEL_MIN_S = 2.0
+"""A bootstrap whose resamples would take less (timed on the first) stays in this process."""
+
+
+def _on_resamples(statistic: Callable[[pd.DataFrame], float], data: Segments,
+                  resamples: np.ndarray) -> np.ndarray:
+    """``statistic`` of the rows rescored on each resample (rows of ``resamples``), in order.
+    When they would take :data:`PARALLEL_MIN_S` or more and there are several
+    :data:`WORKERS`, the rest after the first in as many slices, this process computing
+    one while workers compute the others. A statistic that cannot be pickled (it travels
+    with :mod:`cloudpickle`, closures included) is computed here alone."""
+    t0 = time.perf_counter()
+    values = _values_of((statistic, data), resamples[:1])
+    took = time.perf_counter() - t0
+    rest = resamples[1:]
+    workers = WORKERS or os.cpu_count() or 1
+    payload = None
+    if workers > 1 and len(rest) >= workers and took * len(resamples) >= PARALLEL_MIN_S:
+        import cloudpickle
+
+        try:
+            payload = cloudpickle.dumps((statistic, data))
+        except Exception:  # noqa: BLE001 — whatever pickling raises, compute it here
+            payload = None
+    if payload is None:
+        return np.array(values + _values_of((statistic, data), rest), dtype=float)
+    mine, *theirs = np.array_split(rest, workers)
+    pool = _statistics_pool(workers - 1)
+    futures = [pool.submit(_values_of, payload, part) for part in theirs]
+    try:
+        values += _values_of((statistic, data), mine)
+        for fut in futures:
+            values += fut.result()
+    except BaseException:
+        for fut in futures:
+            fut.cancel()
+        raise
+    return np.array(values, dtype=float)
+
+
+def _values_of(payload: bytes | tuple, resamples: np.ndarray) -> list[float]:
+    if isinstance(payload, bytes):
+        import cloudpickle
+
+        payload = cloudpickle.loads(payload)
+    statistic, data = payload
+    return [statistic(data.scores(idx)) for idx in resamples]
+
+
+_POOL: cf.ProcessPoolExecutor | None = None
+_POOL_SIZE = 0
+
+
+def _statistics_pool(size: int) -> cf.ProcessPoolExecutor:
+    """This process's workers for :func:`_on_resamples`, started once (they import pandas
+    and simul once per kernel, not per claim)."""
+    global _POOL, _POOL_SIZE
+    if _POOL is None or _POOL_SIZE != size:
+        if _POOL is None:
+            atexit.register(_shutdown_pool)
+        else:
+            _POOL.shutdown(wait=False, cancel_futures=True)
+        _POOL = cf.ProcessPoolExecutor(size, mp_context=multiprocessing.get_context("spawn"))
+        _POOL_SIZE = size
+    return _POOL
+
+
+def _shutdown_pool() -> None:
+    global _POOL
+    if _POOL is not None:
+        _POOL.shutdown(wait=True, cancel_futures=True)
+        _POOL = None
 
 
 def difference(a: pd.Series | dict, b: pd.Series | dict, metric: str = "BLEU"

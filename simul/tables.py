@@ -90,8 +90,9 @@ def pareto_front(summary: pd.DataFrame, *, x: str = "LAAL", y: str = "BLEU",
     df = summary.dropna(subset=[x, y])
     keep = []
     for _, g in df.groupby(list(by), sort=False):
-        for i, row in g.iterrows():
-            better = (g[x] <= row[x]) & (g[y] >= row[y]) & ((g[x] < row[x]) | (g[y] > row[y]))
-            if not better.any():
-                keep.append(i)
+        xs, ys = g[x].to_numpy(dtype=float), g[y].to_numpy(dtype=float)
+        # dominates[i, j]: row j dominates row i
+        dominates = ((xs[None, :] <= xs[:, None]) & (ys[None, :] >= ys[:, None])
+                     & ((xs[None, :] < xs[:, None]) | (ys[None, :] > ys[:, None])))
+        keep.extend(g.index[~dominates.any(axis=1)])
     return df.loc[keep].sort_values([*by, x], kind="stable").reset_index(drop=True)

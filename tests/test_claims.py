@@ -236,6 +236,43 @@ def test_weakest_step_along_a_grid(rows):
     assert e.effect == pytest.approx(7000 / 3 * 5 / 8) and e.verdict == "contradicted"
 
 
+def test_resamples_computed_in_worker_processes_are_those_computed_here(rows, monkeypatch):
+    """A slow bootstrap spreads its resamples over worker processes (the statistic, a
+    closure, travels pickled); the values, in order, are those of this process alone. A
+    statistic that cannot be pickled stays here."""
+    import threading
+
+    import numpy as np
+
+    from simul import claims
+
+    data = claims.Segments(rows[rows.setting != "wrong"], metrics=("AL",))
+    statistic = claims.weakest_step(by="param_s", along="param_k")
+    resamples = claims._resamples(data.n, 50, seed=1)
+    monkeypatch.setattr(claims, "WORKERS", 1)
+    here = claims._on_resamples(statistic, data, resamples)
+    assert len(set(here.tolist())) > 3  # the resamples differ
+
+    pools = []
+    started = claims._statistics_pool
+    monkeypatch.setattr(claims, "_statistics_pool", lambda n: pools.append(n) or started(n))
+    monkeypatch.setattr(claims, "WORKERS", 3)
+    monkeypatch.setattr(claims, "PARALLEL_MIN_S", 0.0)
+    np.testing.assert_array_equal(claims._on_resamples(statistic, data, resamples), here)
+    assert pools == [2]
+
+    lock = threading.Lock()
+
+    def locked(rows):
+        with lock:
+            return statistic(rows)
+    np.testing.assert_array_equal(claims._on_resamples(locked, data, resamples), here)
+    assert pools == [2]  # not sent: computed here
+    monkeypatch.setattr(claims, "PARALLEL_MIN_S", 1e9)  # too quick to be worth the workers
+    np.testing.assert_array_equal(claims._on_resamples(statistic, data, resamples), here)
+    assert pools == [2]
+
+
 def test_settings_on_other_segments_are_refused(rows, tmp_path):
     from simul.claims import Segments
     from simul.records import Record, write

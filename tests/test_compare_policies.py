@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -58,6 +59,30 @@ def test_pareto_front_keeps_the_undominated_settings_of_each_policy():
     })
     front = pareto_front(s)
     assert front[["policy", "setting"]].values.tolist() == [["a", "2"], ["a", "1"], ["b", "7"]]
+
+
+def test_pareto_front_is_the_set_no_point_dominates_on_random_grids():
+    """Against dominance checked pair by pair: a row stays when no row of its group has x
+    no larger and y no smaller, one of them strictly (ties on a coarse grid included)."""
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        n = int(rng.integers(1, 25))
+        s = pd.DataFrame({"model": rng.choice(["a", "b"], n), "policy": "p",
+                          "setting": [str(i) for i in range(n)],
+                          "LAAL": rng.integers(0, 6, n) * 100.0,
+                          "BLEU": rng.integers(0, 6, n) * 5.0})
+        s.loc[rng.random(n) < 0.1, "BLEU"] = np.nan
+        expected = set()
+        for i in s.dropna().index:
+            a = s.loc[i]
+            if not any(b.model == a.model and b.LAAL <= a.LAAL and b.BLEU >= a.BLEU
+                       and (b.LAAL < a.LAAL or b.BLEU > a.BLEU)
+                       for _, b in s.dropna().iterrows()):
+                expected.add(a.setting)
+        front = pareto_front(s)
+        assert set(front.setting) == expected and len(front) == len(expected)
+        assert front.equals(front.sort_values(["model", "policy", "LAAL"], kind="stable")
+                            .reset_index(drop=True))
 
 
 def test_pareto_front_keeps_equal_points_and_uses_the_given_latency():

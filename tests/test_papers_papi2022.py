@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+import torch
 
 from simul import sweep
 from simul.claims import BLEU_MARGIN
@@ -243,6 +244,48 @@ def test_trained_spec_shows_the_eos_alternative_on_request():
                          avoid_eos=False)
     assert s["policies"][0]["fixed"]["avoid_eos_while_reading"] is False
     assert s["policies"][0]["fixed"]["force_finish"] is True
+
+
+EOS_BUMP = 4.0  # cancels make_tiny_model's −4: the tiny model then ends sentences while reading
+
+
+@pytest.mark.slow
+def test_both_eos_rules_in_one_sweep_give_what_two_sweeps_give(tmp_path):
+    """The notebooks decode A.2's rule and its alternative in one sweep: split by rule, its
+    rows and hypotheses are those of a sweep of each rule alone (and the rules differ)."""
+    from simul.records import read
+    from tests.conftest import make_tiny_model
+    from tests.test_mustc import PAIR, SPLIT, make_corpus
+
+    model = make_tiny_model(tmp_path / "tiny", "transformer")
+    state = torch.load(model / "model.pth")
+    state["decoder.output_layer.bias"][-1] += EOS_BUMP  # <sos/eos> is the last unit: it
+    torch.save(state, model / "model.pth")               # now comes while reading too
+    make_corpus(tmp_path / "corpus" / PAIR)
+
+    def run(name, rule):
+        spec = p22.trained_spec([str(model)], PAIR, SPLIT, str(tmp_path / name), word_ms=150.0,
+                                ks=[1, 2], corpus=str(tmp_path / "corpus"), avoid_eos=rule)
+        return sweep.run(spec, workers=1, progress=False, store=False)
+
+    def hypotheses(rows):
+        return {r.setting: [x.prediction for x in read(r.records)] for r in rows.itertuples()}
+
+    both = p22.by_avoid_eos(run("both", (True, False)))
+    assert set(both) == {True, False}
+    columns = ["model", "policy", "setting", "param_k", "BLEU", "AL", "LAAL", "length_diff"]
+    for rule in (True, False):
+        alone = run(f"alone_{rule}", rule)
+        pd.testing.assert_frame_equal(both[rule][columns], alone[columns])
+        assert hypotheses(both[rule]) == hypotheses(alone)
+    waitk = {rule: list(hypotheses(rows[rows.policy == "wait_k_words"]).values())
+             for rule, rows in both.items()}
+    assert waitk[True] != waitk[False]
+
+
+def test_by_avoid_eos_refuses_a_summary_without_the_rule():
+    with pytest.raises(ValueError, match="avoid_eos_while_reading"):
+        p22.by_avoid_eos(pd.DataFrame({"policy": ["offline"]}))
 
 
 def trained_rows(curves: dict[str, dict[int, tuple[float, float]]]) -> pd.DataFrame:

@@ -112,23 +112,44 @@ def training_schedule(model: str) -> dict:
 
 
 def trained_spec(models: list[str], pair: str, split: str, output: str, *, word_ms: float,
-                 ks=KS, corpus=None, max_utterances=None, avoid_eos: bool = True) -> dict:
+                 ks=KS, corpus=None, max_utterances=None,
+                 avoid_eos: bool | tuple[bool, ...] = True) -> dict:
     """A sweep spec for §3's comparison: every model of ``models`` (the offline one and
     those trained in simultaneous mode) decoded by wait-k over words with fixed detection,
     one word per ``word_ms`` — the schedule the trained models learned — at every k_test of
     ``ks``, with force_finish and avoid_eos_while_reading (the Conformer's setting, A.2;
     ``avoid_eos=False``: the shown alternative, where an end of sentence predicted while
     reading makes the policy read on instead of writing the next best unit), and offline
-    greedy (the trained models' quality with the whole input)."""
+    greedy (the trained models' quality with the whole input).
+
+    ``avoid_eos=(True, False)``: both in one sweep, which reads and encodes each prefix
+    once for both and shares their decoder steps until an end of sentence sets them apart
+    (the records are those of two sweeps; :func:`by_avoid_eos` splits the summary)."""
     step = float(round(word_ms))
     policies = [
         {"policy": "wait_k_words", "grid": {"k": list(ks)},
          "fixed": {"detection": "fixed", "word_ms": step, "chunk_ms": step,
-                   "force_finish": True, "avoid_eos_while_reading": bool(avoid_eos)}},
-        {"policy": "offline"},
+                   "force_finish": True, "avoid_eos_while_reading": bool(rule)}}
+        for rule in dict.fromkeys(avoid_eos if isinstance(avoid_eos, tuple) else (avoid_eos,))
     ]
+    policies.append({"policy": "offline"})
     return notebook.spec(list(models), pair, [split], output, policies, corpus=corpus,
                          max_utterances=max_utterances)
+
+
+def by_avoid_eos(summary: pd.DataFrame) -> dict[bool, pd.DataFrame]:
+    """A :func:`trained_spec` summary of both rules as one per rule ({avoid_eos: rows}),
+    each with the offline rows, as two sweeps would have given them."""
+    rule = summary.get("param_avoid_eos_while_reading")
+    if rule is None:
+        raise ValueError("summary: no avoid_eos_while_reading column (not a trained_spec sweep)")
+    offline = summary.policy == "offline"
+    out = {}
+    for value in (True, False):
+        rows = summary[offline | (rule.astype(object) == value)]
+        if (rows.policy != "offline").any():
+            out[value] = rows.reset_index(drop=True)
+    return out
 
 
 def _offline_minus_trained(offline: str, trained: list[str], *, low: bool):
