@@ -235,8 +235,7 @@ def _pool(workers: int, device: str, code: str | None) -> cf.ProcessPoolExecutor
     (:func:`worker_devices`). A pool started under other ``code`` (or None) is replaced:
     a sweep decodes with the files as they are when it starts, as a new pool would."""
     key = (workers, device)
-    digest = code
-    if key in _POOLS and (digest is None or _POOLS[key][1] != digest):
+    if key in _POOLS and (code is None or _POOLS[key][1] != code):
         _discard_pool(workers, device)
     if key not in _POOLS:
         if not _POOLS:
@@ -251,7 +250,7 @@ def _pool(workers: int, device: str, code: str | None) -> cf.ProcessPoolExecutor
         threads = max(1, (os.cpu_count() or 1) // workers)
         _POOLS[key] = (cf.ProcessPoolExecutor(workers, mp_context=context,
                                               initializer=_init_worker,
-                                              initargs=(threads, gpus)), digest)
+                                              initargs=(threads, gpus)), code)
     return _POOLS[key][0]
 
 
