@@ -52,8 +52,24 @@ def test_meta_then_finetune_then_pack_and_decode(recipe, tmp_path):
     record = simulate(model, make("offline"), seg)
     assert record.prediction is not None
     assert (out / "learning_curve.csv").is_file()
+    # the card: the meta recipe's description, and both stages' steps and CPU time
+    cost = json.loads((out / "simul.json").read_text())["training_cost"]
+    assert (cost["stage"], cost["steps"], cost["start"]["stage"], cost["start"]["steps"]) == (
+        "finetune", 4, "meta", 2)
+    assert cost["cpu_seconds"] > 0 and cost["start"]["cpu_seconds"] > 0
+    info = json.loads((out / "simul.json").read_text())
+    info["command"] = "simul meta-train conformer_bpe_en-de_meta --stage finetune --workdir R"
+    (out / "simul.json").write_text(json.dumps(info))
+    from simul.zoo.card import write_card
+
+    card = write_card("tiny_wmt", root=tmp_path / "models").read_text()
+    assert "training cost: finetune 4 steps (" in card and " after meta 2 steps (" in card
+    assert "dev loss and accuracy per snapshot" in card
+    assert "H20's meta-learning for data-scarce speech translation" in card
     # a finished stage resumes to nothing; another stage in its directory is refused
     meta_train.run_stage(recipe, "finetune", ft, start=meta_dir, progress=False)
+    again = json.loads((ft / "cost.json").read_text())
+    assert again["steps"] == 4 and again["cpu_seconds"] > cost["cpu_seconds"]
     with pytest.raises(ValueError, match="holds a finetune run, not meta"):
         meta_train.run_stage(recipe, "meta", ft, progress=False)
     with pytest.raises(ValueError, match="only the finetune stage"):

@@ -12,6 +12,10 @@ Stages (each its own run directory):
   accuracy (teacher-forced, ``exp/curve.jsonl``), so ``simul models pack RUN/exp NAME``
   packs it like any ESPnet run and simul's policies decode it.
 
+Each stage adds the process CPU time of its invocation to ``cost.json`` in its run directory
+(resumed invocations add up; one killed before its end is not counted); a fine-tuning's
+also holds its start's, which ``simul models pack`` puts in the card.
+
 Every stage starts from the same initialisation (the recipe's seed) and builds the same
 vocabulary and tasks (:mod:`simul.models.meta_tasks`); ``--start`` must come from a run of
 the same recipe (its vocabulary is checked).
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +38,7 @@ from simul.models.meta_st import TAGS, Batch, MultiModalST, build_st
 RECIPES = Path(__file__).resolve().parent / "recipes" / "meta"
 STAGES = ("meta", "multitask", "finetune")
 CURVE = "curve.jsonl"
+COST = "cost.json"
 
 
 def recipes() -> list[str]:
@@ -151,6 +157,7 @@ def dev_scores(model: MultiModalST, task: meta_tasks.Task, start: int, batch: in
 def run_stage(name: str, stage: str, workdir: str | Path, *, start: str | Path | None = None,
               steps: int | None = None, corpus_root=None, progress: bool = True) -> Path:
     """Run (or resume) ``stage`` of recipe ``name`` in ``workdir``; returns ``workdir``."""
+    began = time.process_time()
     if stage not in STAGES:
         raise ValueError(f"--stage: {stage!r} is not one of {', '.join(STAGES)}")
     recipe = load_recipe(name)
@@ -208,7 +215,20 @@ def run_stage(name: str, stage: str, workdir: str | Path, *, start: str | Path |
                seed=m["seed"], alpha=m["alpha"], checkpoint_every=every, progress=progress,
                lr_at=meta.warmup_lr(phase["lr"], phase["warmup"]), clip=m.get("clip"),
                on_checkpoint=on_checkpoint)
+    _add_cost(workdir, stage, total, time.process_time() - began, start)
     return workdir
+
+
+def _add_cost(workdir: Path, stage: str, steps: int, seconds: float,
+              start: str | Path | None) -> None:
+    """``cost.json``: the stage's steps and process CPU seconds (added to an earlier
+    invocation's), and its start run's ``cost.json`` (``start``, or the one recorded)."""
+    path = workdir / COST
+    cost = json.loads(path.read_text()) if path.is_file() else {"cpu_seconds": 0.0}
+    cost.update(stage=stage, steps=steps, cpu_seconds=cost["cpu_seconds"] + seconds)
+    if start is not None and (Path(start) / COST).is_file():
+        cost["start"] = json.loads((Path(start) / COST).read_text())
+    path.write_text(json.dumps(cost, indent=1) + "\n")
 
 
 def main(name: str | None, stage: str, workdir: str | None, *, start: str | None = None,

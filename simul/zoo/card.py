@@ -50,13 +50,17 @@ def summary_line(name: str) -> str:
 
 def _recipe_of(name: str, command: str) -> Path | None:
     """The recipe a model was trained with: its own name's, else the one its command line
-    trains (``simul train RECIPE --set …`` for a model of a family, e.g. one per λ)."""
+    trains (``simul train RECIPE --set …`` for a model of a family, e.g. one per λ; ``simul
+    meta-train RECIPE …`` for a meta-learning recipe's)."""
+    from simul.models.meta_train import RECIPES as META_RECIPES
     from simul.models.train import RECIPES
 
     words = command.split()
     for candidate in (name, *(words[2:3] if words[:2] == ["simul", "train"] else [])):
         if (RECIPES / f"{candidate}.yaml").is_file():
             return RECIPES / f"{candidate}.yaml"
+    if words[:2] == ["simul", "meta-train"] and (META_RECIPES / f"{words[2]}.yaml").is_file():
+        return META_RECIPES / f"{words[2]}.yaml"
     return None
 
 
@@ -114,11 +118,21 @@ def _asr_table(results: dict) -> list[str]:
     return lines
 
 
-def _cost_line(out: Path) -> list[str]:
+def _cost_line(out: Path, info: dict | None = None) -> list[str]:
     """What training cost, from ``learning_curve.csv`` (ESPnet's train and valid seconds of
-    every epoch, resumed runs included); none without it."""
+    every epoch, resumed runs included), or from ``simul meta-train``'s ``cost.json`` (its
+    stages' process CPU time, the start's included); none without either."""
     import pandas as pd
 
+    cost = (info or {}).get("training_cost")
+    if cost:
+        parts = []
+        while cost:
+            parts.append(f"{cost['stage']} {cost['steps']} steps "
+                         f"({cost['cpu_seconds'] / 60:.0f} min)")
+            cost = cost.get("start")
+        return [f"- training cost: {' after '.join(parts)} of process CPU time, one thread "
+                "(simul meta-train's cost.json)"]
     path = out / "learning_curve.csv"
     if not path.is_file():
         return []
@@ -175,7 +189,7 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
              *([_monotonic_line(info["monotonic_attention"],
                                 (conf.get("decoder_conf") or {}).get("pre_decision", "fixed"))]
                if info.get("monotonic_attention") else []),
-             *_cost_line(out),
+             *_cost_line(out, info),
              f"- trained on: mini corpus, builder version "
              f"{info.get('corpus_builder_version', 'unrecorded')}",
              "", "Made by:", "", "```", info.get("command") or f"simul train {name}",
@@ -217,8 +231,10 @@ def _finish_card(out: Path, info: dict, lines: list[str], about_valid: str,
                  task: str = "st") -> Path:
     """The card's learning-curve part (with the dev curve of ``pack --dev-utterances``,
     :data:`simul.zoo.curves.DEV_CURVE`), then ``card.md`` written."""
-    lines += ["", "Learning curve: `learning_curve.csv` and `learning_curve.png` (ESPnet's "
-              f"per-epoch train/valid statistics{about_valid})."]
+    source = ("simul meta-train's teacher-forced dev loss and accuracy per snapshot; its "
+              "epoch is a snapshot's number" if "training_cost" in info else
+              f"ESPnet's per-epoch train/valid statistics{about_valid}")
+    lines += ["", f"Learning curve: `learning_curve.csv` and `learning_curve.png` ({source})."]
     if (out / "learning_curve.png").is_file():
         lines += ["", "![learning curve](learning_curve.png)", ""]
     if "dev_wer_ctc_averaged" in info:

@@ -174,6 +174,9 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
             "run": str(exp_dir), "stored": "float16" if float16 else "float32"}
     if parent_entry is not None:
         info[parent_mod.KEY] = parent_entry
+    cost = exp_dir.parent / "cost.json"  # simul meta-train's: CPU time, the start's too
+    if cost.is_file():
+        info["training_cost"] = json.loads(cost.read_text())
     from simul.corpus import DEFAULT_ROOT, manifest
 
     corpus = Path(corpus_root or DEFAULT_ROOT)
