@@ -59,8 +59,9 @@ def _recipe_of(name: str, command: str) -> Path | None:
     for candidate in (name, *(words[2:3] if words[:2] == ["simul", "train"] else [])):
         if (RECIPES / f"{candidate}.yaml").is_file():
             return RECIPES / f"{candidate}.yaml"
-    if words[:2] == ["simul", "meta-train"] and (META_RECIPES / f"{words[2]}.yaml").is_file():
-        return META_RECIPES / f"{words[2]}.yaml"
+    for candidate in words[2:3] if words[:2] == ["simul", "meta-train"] else []:
+        if (META_RECIPES / f"{candidate}.yaml").is_file():
+            return META_RECIPES / f"{candidate}.yaml"
     return None
 
 
