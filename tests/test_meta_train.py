@@ -15,6 +15,7 @@ pytestmark = pytest.mark.corpus
 @pytest.fixture(scope="module")
 def recipe(tmp_path_factory):
     r = meta_train.load_recipe("conformer_bpe_en-de_meta")
+    r["meta"].pop("init")  # the shipped encoder does not fit the tiny model (tested below)
     r["meta"].update(source_tasks=["asr_en", "mt_en-de"], vocabulary=200,
                      batch={"speech": 2, "text": 3}, snapshot_every=2, dev_segments=3,
                      pretrain={"steps": 2, "lr": 0.001, "warmup": 2},
@@ -76,3 +77,31 @@ def test_meta_then_finetune_then_pack_and_decode(recipe, tmp_path):
         meta_train.run_stage(recipe, "meta", tmp_path / "x", start=meta_dir, progress=False)
     with pytest.raises(ValueError, match="--stage"):
         meta_train.run_stage(recipe, "maml", tmp_path / "y", progress=False)
+
+
+def test_init_copies_the_shipped_encoder_and_refuses_a_misfit(recipe, tmp_path):
+    """``meta.init``: the recipe's model at full size gets conformer_bpe_en-es's encoder,
+    tensor for tensor as ESPnet stored it, and nothing else; the tiny model is refused."""
+    import torch
+
+    from simul.models import train
+
+    full = meta_train.load_recipe("conformer_bpe_en-de_meta")
+    tiny = yaml.safe_load(open(recipe))
+    s = meta_train.setup(tiny, tmp_path)
+    s.espnet.update({k: full["espnet"][k] for k in ("encoder_conf", "decoder_conf")})
+    units = {"token_list": s.token_list, "src_token_list": s.token_list}
+    init = train.init_params(full["meta"]["init"], "conformer_bpe_en-de_meta", units, tmp_path)
+    model, _ = meta_train.build(s, 0, init)
+    seeded, _ = meta_train.build(s, 0)
+    shipped = torch.load(init[0].split(":")[0], map_location="cpu")
+    encoder = {k: v for k, v in shipped.items() if k.startswith("encoder.")}
+    mine, before = model.st.state_dict(), seeded.st.state_dict()
+    assert len(encoder) == 250
+    for k, v in encoder.items():
+        assert torch.equal(mine[k], v.to(mine[k].dtype)), k
+        assert not torch.equal(before[k], mine[k]) or v.numel() == 1, k
+    assert all(torch.equal(before[k], v) for k, v in mine.items() if k not in encoder)
+    s.espnet.update({k: tiny["espnet"][k] for k in ("encoder_conf", "decoder_conf")})
+    with pytest.raises(ValueError, match="meta.init: .*encoder:encoder does not fit"):
+        meta_train.build(s, 0, init)

@@ -16,7 +16,9 @@ Each stage adds the process CPU time of its invocation to ``cost.json`` in its r
 (resumed invocations add up; one killed before its end is not counted); a fine-tuning's
 also holds its start's, which ``simul models pack`` puts in the card.
 
-Every stage starts from the same initialisation (the recipe's seed) and builds the same
+Every stage starts from the same initialisation (the recipe's seed, then the modules the
+recipe's optional ``meta.init`` copies from shipped models, as ``simul train``'s
+``simul.init`` does: e.g. a shipped model's English speech encoder) and builds the same
 vocabulary and tasks (:mod:`simul.models.meta_tasks`); ``--start`` must come from a run of
 the same recipe (its vocabulary is checked).
 """
@@ -32,7 +34,7 @@ from pathlib import Path
 import torch
 import yaml
 
-from simul.models import meta, meta_tasks
+from simul.models import meta, meta_tasks, train
 from simul.models.meta_st import TAGS, Batch, MultiModalST, build_st
 
 RECIPES = Path(__file__).resolve().parent / "recipes" / "meta"
@@ -122,11 +124,28 @@ def setup(recipe: dict, workdir: Path, corpus_root=None) -> Setup:
     return Setup(tokens, conf, tasks, dev, starts)
 
 
-def build(s: Setup, seed: int) -> tuple[MultiModalST, dict]:
+def build(s: Setup, seed: int, init_param: list[str] = ()) -> tuple[MultiModalST, dict]:
     """The shared model at the recipe's initialisation, and its ST model's full ESPnet
-    config (every option, as ESPnet writes a run's ``config.yaml``)."""
+    config (every option, as ESPnet writes a run's ``config.yaml``).
+
+    ``init_param``: ESPnet ``init_param`` entries (``model.pth:src:dst``, see
+    :func:`simul.models.train.init_params`) loaded into the ST model after the seeded
+    initialisation, by ESPnet's own loader; a shape that differs is an error."""
+    from simul.models.espnet_env import import_espnet
+
     torch.manual_seed(seed)
     st, args = build_st(s.espnet)
+    load = import_espnet("espnet2.torch_utils.load_pretrained_model").load_pretrained_model
+    for entry in init_param:
+        try:
+            load(entry, st, ignore_init_mismatch=False, map_location="cpu")
+        except RuntimeError as e:  # torch's load_state_dict: every mismatched tensor
+            first = next((x.strip() for x in str(e).splitlines()[1:] if x.strip()), str(e))
+            head, _, keys = first.partition(": ")
+            keys = keys.split(", ")
+            more = f" and {len(keys) - 1} more" if len(keys) > 1 else ""
+            raise ValueError(f"meta.init: {entry} does not fit this recipe's model: {head}: "
+                             f"{keys[0].rstrip('.')}{more}") from None
     return MultiModalST(st, len(s.token_list)), vars(args)
 
 
@@ -180,7 +199,9 @@ def run_stage(name: str, stage: str, workdir: str | Path, *, start: str | Path |
         theirs = (Path(start) / "shared" / "tokens.txt").read_text().splitlines()
         if theirs != s.token_list:
             raise ValueError(f"--start: {start} was trained with another vocabulary")
-    model, full_config = build(s, m["seed"])
+    units = {"token_list": s.token_list, "src_token_list": s.token_list}
+    model, full_config = build(s, m["seed"], train.init_params(m.get("init") or [], name, units,
+                                                               workdir))
     if start is not None and not (workdir / meta.CHECKPOINT).is_file():
         state = torch.load(Path(start) / meta.CHECKPOINT, map_location="cpu",
                            weights_only=False)
