@@ -79,9 +79,11 @@ def test_meta_then_finetune_then_pack_and_decode(recipe, tmp_path):
         meta_train.run_stage(recipe, "maml", tmp_path / "y", progress=False)
 
 
-def test_init_copies_the_shipped_encoder_and_refuses_a_misfit(recipe, tmp_path):
-    """``meta.init``: the recipe's model at full size gets conformer_bpe_en-es's encoder,
-    tensor for tensor as ESPnet stored it, and nothing else; the tiny model is refused."""
+def test_init_copies_the_shipped_modules_and_refuses_a_misfit(recipe, tmp_path):
+    """``meta.init``: the recipe's model at full size gets conformer_bpe_en-es's encoder and
+    decoder blocks, tensor for tensor as ESPnet stored them, and nothing else (the decoder's
+    embedding and output layer keep the seed's: another vocabulary); ``meta.freeze`` leaves
+    the encoder out of training; the tiny model and an unknown module are refused."""
     import torch
 
     from simul.models import train
@@ -92,16 +94,27 @@ def test_init_copies_the_shipped_encoder_and_refuses_a_misfit(recipe, tmp_path):
     s.espnet.update({k: full["espnet"][k] for k in ("encoder_conf", "decoder_conf")})
     units = {"token_list": s.token_list, "src_token_list": s.token_list}
     init = train.init_params(full["meta"]["init"], "conformer_bpe_en-de_meta", units, tmp_path)
-    model, _ = meta_train.build(s, 0, init)
+    model, conf = meta_train.build(s, 0, init, ["encoder"])
     seeded, _ = meta_train.build(s, 0)
+    # frozen: the encoder; the decoder and the text path learn; the config records both
+    assert {n.split(".")[1] for n, p in model.named_parameters() if not p.requires_grad} == {
+        "encoder"}
+    assert all(p.requires_grad for n, p in model.named_parameters()
+               if not n.startswith("st.encoder."))
+    assert (conf["init_param"], conf["freeze_param"]) == (init, ["encoder"])
     shipped = torch.load(init[0].split(":")[0], map_location="cpu")
-    encoder = {k: v for k, v in shipped.items() if k.startswith("encoder.")}
+    copied = {k: v for k, v in shipped.items()
+              if k.startswith(("encoder.", "decoder.decoders.", "decoder.after_norm."))}
     mine, before = model.st.state_dict(), seeded.st.state_dict()
-    assert len(encoder) == 250
-    for k, v in encoder.items():
+    assert sum(k.startswith("encoder.") for k in copied) == 250
+    assert sum(k.startswith("decoder.") for k in copied) == 3 * 26 + 2
+    for k, v in copied.items():
         assert torch.equal(mine[k], v.to(mine[k].dtype)), k
-        assert not torch.equal(before[k], mine[k]) or v.numel() == 1, k
-    assert all(torch.equal(before[k], v) for k, v in mine.items() if k not in encoder)
+        assert not torch.equal(before[k], mine[k]), k
+    assert "decoder.embed.0.weight" in mine and "decoder.output_layer.weight" in mine
+    assert all(torch.equal(before[k], v) for k, v in mine.items() if k not in copied)
     s.espnet.update({k: tiny["espnet"][k] for k in ("encoder_conf", "decoder_conf")})
     with pytest.raises(ValueError, match="meta.init: .*encoder:encoder does not fit"):
         meta_train.build(s, 0, init)
+    with pytest.raises(ValueError, match="meta.freeze: 'encoders' names no parameter"):
+        meta_train.build(s, 0, [], ["encoders"])

@@ -124,17 +124,22 @@ def setup(recipe: dict, workdir: Path, corpus_root=None) -> Setup:
     return Setup(tokens, conf, tasks, dev, starts)
 
 
-def build(s: Setup, seed: int, init_param: list[str] = ()) -> tuple[MultiModalST, dict]:
+def build(s: Setup, seed: int, init_param: list[str] = (), freeze: list[str] = ()
+          ) -> tuple[MultiModalST, dict]:
     """The shared model at the recipe's initialisation, and its ST model's full ESPnet
     config (every option, as ESPnet writes a run's ``config.yaml``).
 
     ``init_param``: ESPnet ``init_param`` entries (``model.pth:src:dst``, see
     :func:`simul.models.train.init_params`) loaded into the ST model after the seeded
-    initialisation, by ESPnet's own loader; a shape that differs is an error."""
+    initialisation, by ESPnet's own loader; a shape that differs is an error. ``freeze``:
+    modules of the ST model that no update changes (ESPnet's ``freeze_param``; the config
+    records both, so that ``simul models pack`` ships a frozen copied module as its
+    parent's, :mod:`simul.models.parent`)."""
     from simul.models.espnet_env import import_espnet
 
     torch.manual_seed(seed)
-    st, args = build_st(s.espnet)
+    st, args = build_st({**s.espnet, "init_param": list(init_param),
+                         "freeze_param": list(freeze)})
     load = import_espnet("espnet2.torch_utils.load_pretrained_model").load_pretrained_model
     for entry in init_param:
         try:
@@ -146,6 +151,12 @@ def build(s: Setup, seed: int, init_param: list[str] = ()) -> tuple[MultiModalST
             more = f" and {len(keys) - 1} more" if len(keys) > 1 else ""
             raise ValueError(f"meta.init: {entry} does not fit this recipe's model: {head}: "
                              f"{keys[0].rstrip('.')}{more}") from None
+    for module in freeze:
+        found = [p for n, p in st.named_parameters() if n == module or n.startswith(module + ".")]
+        if not found:
+            raise ValueError(f"meta.freeze: {module!r} names no parameter of the ST model")
+        for p in found:
+            p.requires_grad_(False)
     return MultiModalST(st, len(s.token_list)), vars(args)
 
 
@@ -201,7 +212,7 @@ def run_stage(name: str, stage: str, workdir: str | Path, *, start: str | Path |
             raise ValueError(f"--start: {start} was trained with another vocabulary")
     units = {"token_list": s.token_list, "src_token_list": s.token_list}
     model, full_config = build(s, m["seed"], train.init_params(m.get("init") or [], name, units,
-                                                               workdir))
+                                                               workdir), m.get("freeze") or [])
     if start is not None and not (workdir / meta.CHECKPOINT).is_file():
         state = torch.load(Path(start) / meta.CHECKPOINT, map_location="cpu",
                            weights_only=False)
