@@ -18,7 +18,7 @@ also holds its start's, which ``simul models pack`` puts in the card.
 
 Every stage starts from the same initialisation (the recipe's seed, then the modules the
 recipe's optional ``meta.init`` copies from shipped models, as ``simul train``'s
-``simul.init`` does: e.g. a shipped model's English speech encoder) and builds the same
+``simul.init`` does, ``meta.freeze`` naming those no update changes) and builds the same
 vocabulary and tasks (:mod:`simul.models.meta_tasks`); ``--start`` must come from a run of
 the same recipe (its vocabulary is checked).
 """
