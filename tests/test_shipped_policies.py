@@ -54,7 +54,7 @@ SIMULTANEOUS = [
 
 
 def _applies(model, name: str, settings: dict) -> bool:
-    if settings.get("detection") == "adaptive" and model.model.ctc is None:
+    if settings.get("detection") == "adaptive" and getattr(model.model, "ctc", None) is None:
         return False
     return True
 

@@ -387,11 +387,12 @@ class ESPnetST:
     @torch.inference_mode()
     def ctc_greedy(self, enc: Encoded) -> list[int]:
         """Source-language CTC greedy units (repeats merged, blanks removed)."""
-        if self.model.ctc is None:
+        ctc = getattr(self.model, "ctc", None)  # ESPnet leaves it out at asr_weight 0
+        if ctc is None:
             raise ModelError(f"{self.config_path}: the model has no source-language CTC")
         if enc.frames == 0:
             return []
-        ids = self.model.ctc.argmax(enc.states.unsqueeze(0))[0].tolist()
+        ids = ctc.argmax(enc.states.unsqueeze(0))[0].tolist()
         out, prev = [], None
         for i in ids:
             if i != prev and i != 0:
