@@ -171,5 +171,15 @@ def test_the_card_counts_the_whole_model_and_names_what_the_parent_supplies(
             "(learning_curve.csv), one core") in card.splitlines()
     line = next(x for x in card.splitlines() if x.startswith("- parameters:"))
     assert line.startswith("- parameters: 1.51 M, of which 0.50 M in its file (1.0 MiB): "
-                           "the ctc, encoder of `mother` (sha256 ")
+                           "the ctc and encoder of `mother` (sha256 ")
     assert line.endswith("are not shipped again; the loader puts them back")
+    # one inherited module: the verb agrees
+    info = json.loads((models / "child" / "simul.json").read_text())
+    info[parent.KEY]["modules"] = ["encoder"]
+    (models / "child" / "simul.json").write_text(json.dumps(info))
+    torch.save({"decoder.w": torch.ones(500, 1000).half(), "ctc.w": torch.zeros(100, 100).half()},
+               models / "child" / "model.pth")
+    line = next(x for x in write_card("child", models).read_text().splitlines()
+                if x.startswith("- parameters:"))
+    assert " the encoder of `mother` (sha256 " in line
+    assert line.endswith("is not shipped again; the loader puts it back")

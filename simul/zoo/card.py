@@ -56,13 +56,17 @@ def _recipe_of(name: str, command: str) -> Path | None:
     from simul.models.train import RECIPES
 
     words = command.split()
-    for candidate in (name, *(words[2:3] if words[:2] == ["simul", "train"] else [])):
-        if (RECIPES / f"{candidate}.yaml").is_file():
-            return RECIPES / f"{candidate}.yaml"
-    for candidate in words[2:3] if words[:2] == ["simul", "meta-train"] else []:
-        if (META_RECIPES / f"{candidate}.yaml").is_file():
-            return META_RECIPES / f"{candidate}.yaml"
-    return None
+    trains = {"train": RECIPES, "meta-train": META_RECIPES}
+    candidates = [(RECIPES, name)]
+    if len(words) > 2 and words[0] == "simul" and words[1] in trains:
+        candidates.append((trains[words[1]], words[2]))
+    return next((where / f"{candidate}.yaml" for where, candidate in candidates
+                 if (where / f"{candidate}.yaml").is_file()), None)
+
+
+def _and(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
 
 
 def _monotonic_line(how: dict, pre_decision: str = "fixed") -> str:
@@ -173,9 +177,11 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
              f"- decoder: {conf['decoder']} {conf.get('decoder_conf', {})}",
              *([f"- parameters: {n_params / 1e6:.2f} M, of which {n_own / 1e6:.2f} M in its "
                 f"file ({(out / 'model.pth').stat().st_size / 2**20:.1f} MiB): the "
-                f"{', '.join(inherited['modules'])} of `{inherited['model']}` (sha256 "
-                f"{inherited['sha256'][:12]}…) are not shipped again; the loader puts them "
-                "back"] if inherited else
+                f"{_and(inherited['modules'])} of `{inherited['model']}` (sha256 "
+                f"{inherited['sha256'][:12]}…) "
+                + ("is not shipped again; the loader puts it back"
+                   if len(inherited["modules"]) == 1 else
+                   "are not shipped again; the loader puts them back")] if inherited else
                [f"- parameters: {n_own / 1e6:.2f} M; "
                 f"file {(out / 'model.pth').stat().st_size / 2**20:.1f} MiB"]),
              f"- averaged snapshots: {', '.join(info['averaged'])}; weights stored in "
