@@ -183,3 +183,13 @@ def test_the_card_counts_the_whole_model_and_names_what_the_parent_supplies(
                 if x.startswith("- parameters:"))
     assert " the encoder of `mother` (sha256 " in line
     assert line.endswith("is not shipped again; the loader puts it back")
+    # running statistics a frozen module's BatchNorm moved stay in the child's file (split
+    # keeps them): the card counts them
+    torch.save({"decoder.w": torch.ones(500, 1000).half(),
+                "encoder.bn.running_mean": torch.ones(4).half(),
+                "encoder.bn.running_var": torch.ones(4).half()},
+               models / "child" / "model.pth")
+    line = next(x for x in write_card("child", models).read_text().splitlines()
+                if x.startswith("- parameters:"))
+    assert line.endswith("is not shipped again, but for the 2 running statistics that training "
+                         "moved (running_mean and running_var); the loader puts it back")

@@ -64,6 +64,18 @@ def _recipe_of(name: str, command: str) -> Path | None:
                  if (where / f"{candidate}.yaml").is_file()), None)
 
 
+def _kept_line(state: dict, modules: list[str]) -> str:
+    """The parent's modules' tensors the child's file still holds: the running statistics
+    that training moved under frozen weights (:func:`simul.models.parent.split`)."""
+    from simul.models import parent
+
+    kept = [k for k in state if parent._in(k, modules)]
+    if not kept:
+        return ""
+    kinds = _and(sorted({k.rsplit(".", 1)[-1] for k in kept}))
+    return f", but for the {len(kept)} running statistics that training moved ({kinds})"
+
+
 def _and(words: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
@@ -179,9 +191,9 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
                 f"file ({(out / 'model.pth').stat().st_size / 2**20:.1f} MiB): the "
                 f"{_and(inherited['modules'])} of `{inherited['model']}` (sha256 "
                 f"{inherited['sha256'][:12]}…) "
-                + ("is not shipped again; the loader puts it back"
-                   if len(inherited["modules"]) == 1 else
-                   "are not shipped again; the loader puts them back")] if inherited else
+                f"{'is' if len(inherited['modules']) == 1 else 'are'} not shipped again"
+                f"{_kept_line(state, inherited['modules'])}; the loader puts "
+                f"{'it' if len(inherited['modules']) == 1 else 'them'} back"] if inherited else
                [f"- parameters: {n_own / 1e6:.2f} M; "
                 f"file {(out / 'model.pth').stat().st_size / 2**20:.1f} MiB"]),
              f"- averaged snapshots: {', '.join(info['averaged'])}; weights stored in "
