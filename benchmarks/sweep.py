@@ -17,12 +17,16 @@
 3. That LA-2 setting with ESPnet's beam search as it is and with simul's (cached Transformer
    scoring, exact early stop, :mod:`simul.models.decoder_scorers`): wall time, CA overhead,
    and whether the units are identical.
+4. Papi et al. 2022's wait-k over words (adaptive detection, k = 5) on the en-de Conformer
+   with ESPnet's greedy Transformer steps and with simul's (the source attention's keys and
+   values made once per encoder output, :func:`simul.models.decoder_scorers.transformer_score`):
+   wall time, CA overhead, and whether the units are identical.
 
 Ratios are measured in one run on one machine; they are printed, never asserted. Every
 sweep here runs with the record store off, so each record is decoded (and timed) in this run.
 
 ``--quick`` is a smoke run that finishes in about a minute on two cores: two segments, a
-4-setting grid, the grid's model alone in part 2 on one torch thread, and no part 3
+4-setting grid, the grid's model alone in part 2 on one torch thread, and no parts 3 and 4
 (explicit options still apply). Its ratios are measured like the full run's but on far
 less, and are labelled so.
 """
@@ -53,7 +57,7 @@ QUICK_GRID = {"policy": "wait_k_frames", "grid": {"k": [100, 200], "s": [10], "n
 # on a busy machine, a test run beside other jobs, slow decoding down many times over), no
 # beam-search comparison.
 QUICK_DEFAULTS = {"utterances": 2, "where": 2, "cost_utterances": 2, "cost_threads": 1,
-                  "beam_model": ""}
+                  "beam_model": "", "greedy_model": ""}
 REPRESENTATIVE = {  # a policy each model's paper runs, by model family
     "blstm": {"policy": "wait_k_frames", "settings": [{"k": 100, "s": 10, "n": 1}]},
     "conformer": {"policy": "onlinization",
@@ -185,6 +189,36 @@ def beam_search(model: str, pair: str, utterances: int, corpus: Path) -> None:
           f"{sb['LAAL_CA'] - sb['LAAL']:.0f} ms; identical units: {a == b}")
 
 
+def greedy_steps(model: str, pair: str, utterances: int, corpus: Path) -> None:
+    """P22's wait-k over words with ESPnet's greedy Transformer steps, then with simul's (the
+    source attention's keys and values made once per encoder output): same units, less
+    computation."""
+    from simul import corpus as corpora
+    from simul.metrics.score import score_records
+    from simul.policies import make
+    from simul.simulate import simulate
+
+    print(f"\n## Greedy steps inside a policy: {model}, wait-k over words (adaptive, k = 5), "
+          f"{utterances} tst-COMMON segments")
+    adapter = load(sweep.resolve_model(model).directory)
+    policy = make("wait_k_words", {"k": 5})
+    segments = corpora.load_list(corpus, pair, "tst-COMMON", limit=utterances)
+    rows = {}
+    for label, fast in (("ESPnet steps", False), ("simul steps", True)):
+        adapter.use_decoder_scorers = fast
+        t0 = time.perf_counter()
+        recs = [simulate(adapter, policy, seg, model_name=model) for seg in segments]
+        wall = time.perf_counter() - t0
+        scores = score_records(recs)
+        rows[label] = ([r.units for r in recs], wall, scores)
+        print(f"{label:14s} wall {wall:7.1f} s   BLEU {scores['BLEU']:5.1f}   "
+              f"LAAL {scores['LAAL']:6.0f}   LAAL_CA {scores['LAAL_CA']:6.0f}   "
+              f"CA−NCA {scores['LAAL_CA'] - scores['LAAL']:5.0f} ms")
+    (a, wa, sa), (b, wb, sb) = rows.values()
+    print(f"speedup {wa / wb:.2f}×; CA overhead {sa['LAAL_CA'] - sa['LAAL']:.0f} → "
+          f"{sb['LAAL_CA'] - sb['LAAL']:.0f} ms; identical units: {a == b}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default="blstm_char_en-es", help="model of the grid run")
@@ -205,10 +239,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--beam-model", default="conformer_bpe_en-es",
                         help="model of the beam-search comparison ['' skips it]")
     parser.add_argument("--beam-utterances", type=int, default=20)
+    parser.add_argument("--greedy-model", default="conformer_bpe_en-de",
+                        help="model of the greedy-step comparison ['' skips it]")
+    parser.add_argument("--greedy-pair", default="en-de")
+    parser.add_argument("--greedy-utterances", type=int, default=20)
     parser.add_argument("--quick", action="store_true",
                         help=f"smoke run: {QUICK_DEFAULTS['utterances']} segments, a "
                              f"{len(sweep.expand([QUICK_GRID], 'quick'))}-setting grid, "
-                             "--model alone in part 2 on one thread, no part 3")
+                             "--model alone in part 2 on one thread, no parts 3 and 4")
     args = parser.parse_args(argv)
     if args.quick:  # quick defaults; options given explicitly still win
         parser.set_defaults(**QUICK_DEFAULTS)
@@ -239,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
         cost(models, pair_of, args.cost_utterances, Path(args.corpus), Path(tmp), note)
     if args.beam_model:
         beam_search(args.beam_model, args.pair, args.beam_utterances, Path(args.corpus))
+    if args.greedy_model:
+        greedy_steps(args.greedy_model, args.greedy_pair, args.greedy_utterances,
+                     Path(args.corpus))
     return 0
 
 

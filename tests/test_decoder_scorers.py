@@ -92,3 +92,59 @@ def test_rnn_steps_are_espnets_bit_for_bit(tmp_path, speech, model):
 
 def test_transformer_decoders_take_no_rnn_path(adapter):
     assert not decoder_scorers.supports_rnn(adapter.model.decoder)
+
+
+@pytest.mark.parametrize("model", ["tiny", "conformer_bpe_en-de", "transformer_bpe_en-es"])
+def test_transformer_greedy_steps_are_espnets_bit_for_bit(tmp_path, speech, model, adapter):
+    if model != "tiny":
+        adapter = loader.load(model)
+        speech = corpus.load_list(DEFAULT_ROOT, "en-es", "dev", limit=1)[0].audio[:48000]
+    assert decoder_scorers.supports_transformer(adapter.model.decoder)
+    assert "memory_kv" in adapter.encode(speech).derived  # made when encoding, not later
+    units_fast, fast = _walk(adapter, speech, True)
+    units_espnet, espnet = _walk(adapter, speech, False)
+    assert units_fast == units_espnet and len(units_fast) >= 4
+    assert all(torch.equal(a, b) for a, b in zip(fast, espnet, strict=True))
+
+
+def test_text_mt_steps_are_espnets_bit_for_bit():
+    mt = loader.load("mt_transformer_bpe_en-de")
+    words = "the children who live in the house by the river".split()
+    steps = {}
+    for fast in (True, False):
+        mt.use_decoder_scorers = fast
+        units, resume, seen = [], None, []
+        for n in (4, 7, len(words)):  # growing sources, the decoder state reused
+            enc = mt.encode_words(words[:n])
+            hyp = mt.greedy(enc, units, max_new=2, state=resume)
+            units, resume = units + hyp.tokens, hyp.resume
+            seen.append(mt.step(enc, resume, units)[0])
+        steps[fast] = units, seen
+    mt.use_decoder_scorers = True
+    assert steps[True][0] == steps[False][0] and len(steps[True][0]) >= 4
+    assert all(torch.equal(a, b) for a, b in zip(steps[True][1], steps[False][1], strict=True))
+
+
+def test_prefix_memory_resumes_bit_for_bit(adapter, speech):
+    """Steps taken from scratch over an encoder output are remembered by prefix; a later
+    call resumes from the longest one, is charged what those steps cost (a clock that ticks
+    1 ms per reading: 1 ms a step), and computes what decoding from scratch computes."""
+    import itertools
+
+    from simul.models.espnet_st import PrefixMemory
+
+    ticks = itertools.count()
+    charged = []
+    enc = adapter.encode(speech)
+    enc.derived["prefixes"] = PrefixMemory(lambda: next(ticks) / 1000.0, charged.append)
+    fresh = adapter.encode(speech)  # no memory: every step from scratch
+    units = adapter.greedy(fresh, max_new=8).tokens
+    assert len(units) >= 6
+    for tokens, resumed in ((units[:3], 0), (units[:6], 4), (units[:2], 3), (units[:6], 7)):
+        logp, state = adapter.step(enc, None, tokens)
+        want_logp, want = adapter.step(fresh, None, tokens)
+        assert torch.equal(logp, want_logp)
+        assert all(torch.equal(a, b) for a, b in zip(state.state, want.state, strict=True))
+        assert state.tokens == want.tokens
+        assert sum(charged) == pytest.approx(resumed)  # <sos> and the units resumed
+        charged.clear()

@@ -273,3 +273,26 @@ def test_oracle_ends_exported_for_training(tmp_path):
         [t / 0.9 for t in ends], abs=0.01)
     with pytest.raises(ValueError, match="syllable"):
         prepare.export_boundaries(DEFAULT_ROOT, "en-de", "tst-HE", tmp_path, "syllable")
+
+
+@pytest.mark.parametrize("model", ["tiny", "conformer_bpe_en-de_mma"])
+def test_keys_and_values_made_when_encoding_change_nothing(monkeypatch, mma_model, model):
+    """Each step projects only its query; the heads' keys and values of the encoder output,
+    made once when encoding, give the units, delays and scores of projecting them at every
+    step (forward_qkv), bit for bit."""
+    from simul import corpus
+    from simul.models import loader
+
+    if model != "tiny":
+        mma_model = loader.load(model)
+    seg = corpus.load_list(corpus.DEFAULT_ROOT, "en-de", "tst-COMMON", limit=1)[0]
+    seg = segment(seg.audio[:64000])
+    assert "memory_kv" in mma_model.encode(seg.audio).derived
+    fast = simulate(mma_model, MonotonicAttention(), seg)
+    offline = mma_model.greedy(mma_model.encode(seg.audio))
+    layers = len(mma_model.model.decoder.decoders)
+    monkeypatch.setattr(ESPnetMMA, "_memory_kv", lambda self, enc: [None] * layers)
+    slow = simulate(mma_model, MonotonicAttention(), seg)
+    assert (fast.units, fast.delays) == (slow.units, slow.delays) and len(fast.units) >= 3
+    again = mma_model.greedy(mma_model.encode(seg.audio))
+    assert (offline.tokens, offline.score) == (again.tokens, again.score)

@@ -156,6 +156,58 @@ def test_costs_count_calls_and_what_computing_them_alone_would_cost(model, segme
     assert costs["encode"]["made"] > costs["encode"]["computed"]
 
 
+def test_resumed_decoder_steps_are_charged_what_they_cost(monkeypatch, model, segments):
+    # Every Transformer decoder step costs 1 ms on the fake clock. Settings re-decode their
+    # committed units over encoder outputs they share; a setting that resumes from steps
+    # another one took (the prefix memory) is charged them, so its elapsed times are those
+    # of decoding alone, while the sweep takes fewer steps.
+    if not model._transformer_scorer:
+        pytest.skip("the prefix memory serves Transformer decoders")
+    from simul.models import decoder_scorers
+
+    clock = FakeClock()
+    steps = {"alone": 0, "shared": 0}
+    mode = "alone"
+    real = decoder_scorers.transformer_score
+
+    def costly_step(*args):
+        clock.ms += 1.0
+        steps[mode] += 1
+        return real(*args)
+
+    monkeypatch.setattr(decoder_scorers, "transformer_score", costly_step)
+    costly = Costly(model, clock)
+    shared = SharedCalls(costly, clock=clock)
+    grid = sweep.expand([{"policy": "wait_k_words", "grid": {"k": [1, 2, 3]},
+                          "fixed": {"detection": "fixed", "word_ms": 100, "chunk_ms": 100}}],
+                        "test")
+    for setting in grid:
+        mode = "alone"
+        alone = simulate(costly, setting.make(), segments[2], clock=clock)
+        mode = "shared"
+        with_memory = simulate(shared, setting.make(), segments[2], clock=clock)
+        assert with_memory.units == alone.units and len(alone.units) > 3
+        assert with_memory.elapsed == pytest.approx(alone.elapsed, abs=1e-6), setting.slug
+    assert steps["shared"] < 0.8 * steps["alone"]
+
+
+def test_shared_prefixes_keep_a_conformers_records(tmp_path):
+    # P22's grid on the shipped en-de Conformer: settings that resume each other's decoder
+    # steps write what each writes alone, unit for unit and delay for delay.
+    from simul.corpus import DEFAULT_ROOT
+    from simul.papers import papi2022
+
+    s = Spec.load(papi2022.spec("conformer_bpe_en-de", "en-de", "tst-COMMON",
+                                str(tmp_path / "out"), word_ms=360, ks=(3, 5, 7)))
+    ref = sweep.resolve_model("conformer_bpe_en-de")
+    seg = load_list(DEFAULT_ROOT, "en-de", "tst-COMMON", limit=2)[1]
+    settings_ = [x for x in s.settings if x.policy == "wait_k_words"]
+    shared = sweep.decode_utterance(ref, settings_, seg, share=True)
+    alone = sweep.decode_utterance(ref, settings_, seg, share=False)
+    assert [without_times(r) for r in shared] == [without_times(r) for r in alone]
+    assert all(len(r["units"]) > 5 for r in shared)
+
+
 def test_ca_latency_with_and_without_sharing_agree_within_noise(tiny_model_dir, corpus,
                                                                  tmp_path):
     # Real clocks: every setting's computation-aware overhead (LAAL_CA − LAAL) measured with

@@ -54,6 +54,11 @@ class SpeechASR(ESPnetST):
             raise ModelError(f"{config}: the ASR model has no CTC (ctc_weight 0)")
         self.src_token_list, self.src_unit = self.token_list, self.unit_type
 
+    def _derive(self, enc: Encoded) -> Encoded:
+        # a cascade reads the ASR's encoder output through its CTC only: its decoder's keys
+        # and values are made at the first decoder step that needs them, not at every encode
+        return enc
+
 
 class TextMT(ESPnetST):
     """An ESPnet2 MT model: :meth:`encode_words` instead of audio; the decoder calls are
@@ -107,7 +112,7 @@ class TextMT(ESPnetST):
             return Encoded(torch.zeros(0, self._enc_dim(), device=self.device), 0)
         x = torch.tensor([ids], device=self.device)
         enc, lens = self.model.encode(x, torch.tensor([len(ids)], device=self.device))
-        return Encoded(enc[0, : int(lens[0])], len(words))
+        return self._derive(Encoded(enc[0, : int(lens[0])], len(words)))
 
     def encode(self, audio) -> Encoded:
         raise ModelError(f"{self.config_path}: a text MT model encodes words "

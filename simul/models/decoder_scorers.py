@@ -17,6 +17,18 @@ products differ, so scores agree to float rounding and the decoded units are the
 or flash attention, no ``concat_after``, no sequential attention); others keep ESPnet's
 scorer.
 
+**Transformer, greedy steps** (:func:`transformer_score`). ESPnet's
+``TransformerDecoder.score`` projects the whole encoder output into every layer's
+source-attention keys and values again at every step, and a greedy policy takes many steps
+over one encoder output (it re-decodes its committed units after every read), so the
+projection dominates its decoding. :func:`transformer_score` takes the keys and values from
+:func:`transformer_memory_kv`, made once per encoder output (by the adapter when it encodes,
+so that a sweep sharing the output charges them to every setting that reads it). Every other
+operation is ESPnet's, on the same shapes and in the same order, and the projection is
+ESPnet's own on the same (1, T, D) tensor: the log-probabilities are ESPnet's bit for bit
+(tested), and the state is ESPnet's cache (each layer's outputs), so a state from one path
+continues on the other.
+
 **RNN** (:func:`rnn_score`, for greedy steps). ESPnet's RNN decoder with additive attention
 (the BLSTM models, :meth:`~simul.models.espnet_st.ESPnetST.step`): ESPnet's
 ``RNNDecoder.score`` runs a few operations through module calls, no-op dropouts and state
@@ -83,19 +95,15 @@ class _CachedTransformerScoring:
     its units so far, each (H, L, d_k). (``CachedTransformerScorer`` is this class with
     ESPnet's ``BatchScorerInterface`` as a base, made on first use.)"""
 
-    def __init__(self, decoder, memory: torch.Tensor):
+    def __init__(self, decoder, memory: torch.Tensor, memory_kv: list | None = None):
         self.decoder = decoder
         self.memory = memory  # (T, D); held, so its storage cannot be reused meanwhile
-        self._memory_kv = None
+        self._memory_kv = memory_kv  # transformer_memory_kv(decoder, memory), if made already
 
     def memory_kv(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """Source-attention keys and values of the encoder output, per layer: (1, H, T, d_k)."""
         if self._memory_kv is None:
-            m = self.memory.unsqueeze(0)
-            self._memory_kv = [
-                (layer.src_attn.k_norm(_heads(layer.src_attn, m, layer.src_attn.linear_k)),
-                 _heads(layer.src_attn, m, layer.src_attn.linear_v))
-                for layer in self.decoder.decoders]
+            self._memory_kv = transformer_memory_kv(self.decoder, self.memory)
         return self._memory_kv
 
     def init_state(self, x):
@@ -163,6 +171,69 @@ class _CachedTransformerScoring:
                 x = layer.norm3(x)
         y = dec.after_norm(x[:, -1]) if dec.normalize_before else x[:, -1]
         return torch.log_softmax(dec.output_layer(y), dim=-1), new_cache
+
+
+# ------------------------------------------------------- Transformer decoder, greedy steps
+def transformer_memory_kv(decoder, memory: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """The source attention's keys and values of the encoder output ``memory`` (T, D), per
+    layer, each (1, H, T, d_k): what ESPnet's ``forward_qkv`` computes from ``memory`` at
+    every step of one utterance (the same operations on the same (1, T, D) tensor, so the
+    same values, bit for bit)."""
+    return [(layer.src_attn.k_norm(_heads(layer.src_attn, memory.unsqueeze(0),
+                                          layer.src_attn.linear_k)),
+             _heads(layer.src_attn, memory.unsqueeze(0), layer.src_attn.linear_v))
+            for layer in decoder.decoders]
+
+
+def transformer_score(decoder, ys: torch.Tensor, cache: list | None, memory_kv: list):
+    """ESPnet's ``TransformerDecoder.score(ys, cache, memory)`` in eval mode, for the
+    decoders of :func:`supports_transformer`, with the source attention's keys and values
+    taken from ``memory_kv`` (:func:`transformer_memory_kv` of ``memory``) instead of
+    projected again: (log-probabilities of the unit after ``ys``, ESPnet's cache, each
+    layer's outputs). Every other operation is ESPnet's, on the same shapes, in the same
+    order (``DecoderLayer.forward`` with its cache), so the log-probabilities are ESPnet's
+    bit for bit (tested)."""
+    mask_mod = import_espnet("espnet.nets.pytorch_backend.transformer.mask")
+    tgt_mask = mask_mod.subsequent_mask(len(ys), device=ys.device).unsqueeze(0)
+    x = decoder.embed(ys.unsqueeze(0))
+    cache = [None] * len(decoder.decoders) if cache is None else cache
+    new_cache = []
+    for c, layer, (mk, mv) in zip(cache, decoder.decoders, memory_kv, strict=True):
+        x = _layer_step(layer, x, tgt_mask, c, mk, mv)
+        new_cache.append(x)
+    y = decoder.after_norm(x[:, -1]) if decoder.normalize_before else x[:, -1]
+    return torch.log_softmax(decoder.output_layer(y), dim=-1).squeeze(0), new_cache
+
+
+def _layer_step(layer, tgt, tgt_mask, cache, mk, mv):
+    """ESPnet's ``DecoderLayer.forward`` (no ``concat_after``, no sequential attention) with
+    the source attention's keys ``mk`` and values ``mv`` given."""
+    residual = tgt
+    if layer.normalize_before:
+        tgt = layer.norm1(tgt)
+    if cache is None:
+        tgt_q, tgt_q_mask = tgt, tgt_mask
+    else:  # only the last position's query, as ESPnet's cached step
+        tgt_q, residual, tgt_q_mask = tgt[:, -1:, :], residual[:, -1:, :], tgt_mask[:, -1:, :]
+    x = residual + layer.dropout(layer.self_attn(tgt_q, tgt, tgt, tgt_q_mask))
+    if not layer.normalize_before:
+        x = layer.norm1(x)
+    residual = x
+    if layer.normalize_before:
+        x = layer.norm2(x)
+    ca = layer.src_attn  # MultiHeadedAttention.forward without a mask, keys and values given
+    q = ca.q_norm(_heads(ca, x, ca.linear_q))
+    scores = torch.matmul(q, mk.transpose(-2, -1)) / math.sqrt(ca.d_k)
+    x = residual + layer.dropout(ca.forward_attention(mv, scores, None))
+    if not layer.normalize_before:
+        x = layer.norm2(x)
+    residual = x
+    if layer.normalize_before:
+        x = layer.norm3(x)
+    x = residual + layer.dropout(layer.feed_forward(x))
+    if not layer.normalize_before:
+        x = layer.norm3(x)
+    return x if cache is None else torch.cat([cache, x], dim=1)
 
 
 @functools.cache

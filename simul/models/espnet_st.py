@@ -23,6 +23,7 @@ runs under ``torch.inference_mode`` in eval mode. With an empty prefix, :meth:`g
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,52 @@ class Encoded:
     @property
     def frames(self) -> int:
         return int(self.states.shape[0])
+
+
+@dataclass
+class _PrefixNode:
+    """One remembered Transformer decoder step: ``rows`` is each layer's output at its
+    position (ESPnet's cache holds them, position after position), ``logp`` the next unit's
+    log-probabilities, ``ms`` what the step took; ``children`` by the unit consumed next."""
+
+    rows: list = field(default_factory=list)
+    logp: torch.Tensor | None = None
+    ms: float = 0.0
+    children: dict = field(default_factory=dict)
+
+    def add(self, unit: int, cache: list[torch.Tensor], logp: torch.Tensor,
+            ms: float) -> _PrefixNode:
+        node = _PrefixNode([c[:, -1:].clone() for c in cache], logp, ms)
+        self.children[unit] = node
+        return node
+
+
+class PrefixMemory:
+    """The Transformer decoder steps taken from scratch over one encoder output, as a tree
+    of unit prefixes (<sos> first). A sweep's settings re-decode their committed units over
+    the same encoder outputs (:mod:`simul.sweep.calls` gives each one it shares a memory,
+    in ``Encoded.derived["prefixes"]``), and their prefixes often agree: a setting resumes
+    from the longest prefix decoded before. Resuming rebuilds ESPnet's cache from the rows
+    it was made of, so the steps that follow are those computed from scratch, bit for bit
+    (tested). ``clock`` times each step; ``charge(ms)`` is told what the steps resumed from
+    cost when they were computed, so that computation-aware latency stays what the setting
+    would have spent alone."""
+
+    def __init__(self, clock: Callable[[], float], charge: Callable[[float], None]):
+        self.clock, self.charge = clock, charge
+        self.root = _PrefixNode()
+
+    def replay(self, want: list[int]) -> tuple[_PrefixNode, DecoderState]:
+        """The node of the longest remembered prefix of ``want`` and the state after it."""
+        path, node = [], self.root
+        while len(path) < len(want) and want[len(path)] in node.children:
+            node = node.children[want[len(path)]]
+            path.append(node)
+        if not path:
+            return node, DecoderState([], None)
+        self.charge(sum(n.ms for n in path))
+        cache = [torch.cat([n.rows[i] for n in path], dim=1) for i in range(len(path[0].rows))]
+        return node, DecoderState(want[: len(path)], cache, path[-1].logp)
 
 
 @dataclass
@@ -166,11 +213,14 @@ class ESPnetST:
             self._sp = spm.SentencePieceProcessor(model_file=conf["bpemodel"])
         self._att_x: torch.Tensor | None = None
         # use_decoder_scorers: decoder steps by simul.models.decoder_scorers (beam search over
-        # Transformer decoders with key/value caches, RNN decoders' greedy steps without
-        # ESPnet's module plumbing), same outputs as ESPnet's, faster; stop_early: the beam
-        # search stops once its n-best list is settled. Both False: ESPnet's own decoding
+        # Transformer decoders with key/value caches, Transformer decoders' greedy steps
+        # without projecting the encoder output again at every step, RNN decoders' greedy
+        # steps without ESPnet's module plumbing), same outputs as ESPnet's, faster;
+        # stop_early: the beam search stops once its n-best list is settled. Both False:
+        # ESPnet's own decoding
         self.use_decoder_scorers = True
         self._rnn_scorer = decoder_scorers.supports_rnn(model.decoder)
+        self._transformer_scorer = decoder_scorers.supports_transformer(model.decoder)
         self.stop_early = True
 
     @classmethod
@@ -231,12 +281,21 @@ class ESPnetST:
         # only its own states
         outs = [Encoded(enc[0, : int(lens[0])], n)] if b == 1 else [
             Encoded(enc[i, : int(lens[i])].clone(), n) for i in range(b)]
-        if self.use_decoder_scorers and self._rnn_scorer:
-            # part of encoding, so that a sweep sharing this output charges it to every
-            # setting that reads it (computation-aware latency stays honest)
-            for out in outs:
-                self._rnn_keys(out)
+        for out in outs:
+            self._derive(out)
         return outs
+
+    def _derive(self, enc: Encoded) -> Encoded:
+        """Compute what the decoder derives from ``enc`` alone (the RNN attention's
+        projection, the Transformer source attention's keys and values) as part of encoding,
+        so that a sweep sharing this output charges it to every setting that reads it
+        (computation-aware latency stays honest)."""
+        if self.use_decoder_scorers and enc.frames:
+            if self._rnn_scorer:
+                self._rnn_keys(enc)
+            elif self._transformer_scorer:
+                self._memory_kv(enc)
+        return enc
 
     def _rnn_keys(self, enc: Encoded) -> torch.Tensor:
         """The RNN attention's projection of ``enc``, made once per encoder output."""
@@ -244,6 +303,14 @@ class ESPnetST:
             enc.derived["rnn_attention_keys"] = decoder_scorers.rnn_attention_keys(
                 self.model.decoder, enc.states)
         return enc.derived["rnn_attention_keys"]
+
+    def _memory_kv(self, enc: Encoded) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """The Transformer source attention's keys and values of ``enc``, per layer, made once
+        per encoder output."""
+        if "memory_kv" not in enc.derived:
+            enc.derived["memory_kv"] = decoder_scorers.transformer_memory_kv(
+                self.model.decoder, enc.states)
+        return enc.derived["memory_kv"]
 
     def _enc_dim(self) -> int:
         return int(self.model.encoder.output_size())
@@ -270,20 +337,35 @@ class ESPnetST:
         dec = self.model.decoder
         x = enc.states
         fast = self.use_decoder_scorers and self._rnn_scorer
-        if not fast and (state is None or self._att_x is not x):
+        cached_kv = self.use_decoder_scorers and self._transformer_scorer
+        if not fast and not cached_kv and (state is None or self._att_x is not x):
             self._reset_attention(x)
-        if state is None:
-            state = DecoderState([], dec.init_state(x) if hasattr(dec, "init_state") else None)
         want = [self.sos, *(tokens if tokens is not None else state.tokens[1:])]
+        # re-decoding from scratch over an encoder output a sweep shares: start from the
+        # longest prefix of want some setting decoded over it (PrefixMemory)
+        memory = enc.derived.get("prefixes") if cached_kv and state is None else None
+        node = None
+        if memory is not None:
+            node, state = memory.replay(want)
+        elif state is None:
+            state = DecoderState([], dec.init_state(x) if hasattr(dec, "init_state") else None)
         if want[: len(state.tokens)] != state.tokens:
             raise ValueError("tokens must extend the tokens the state has consumed")
         s, logp = state.state, state.logp
         for t in range(len(state.tokens), len(want)):  # one unit per call
             if fast:
                 logp, s = decoder_scorers.rnn_score(dec, want[t], s, x, self._rnn_keys(enc))
+            elif cached_kv:
+                t0 = memory.clock() if memory is not None else 0.0
+                logp, s = decoder_scorers.transformer_score(
+                    dec, torch.tensor(want[: t + 1], device=self.device), s,
+                    self._memory_kv(enc))
+                if memory is not None:
+                    node = node.add(want[t], s, logp, 1000.0 * (memory.clock() - t0))
             else:
                 logp, s = dec.score(torch.tensor(want[: t + 1], device=self.device), s, x)
         return logp, DecoderState(want, s, logp)
+
 
     def max_length(self, enc: Encoded, maxlenratio: float = 0.0) -> int:
         """ESPnet's output-length cap: T_enc when ``maxlenratio`` is 0."""
@@ -337,7 +419,7 @@ class ESPnetST:
         """ESPnet's beam search, continued from a forced ``prefix``; n-best, best first."""
         if enc.frames == 0:
             return [Hyp([], 0.0, ended=False)]
-        search = self._beam_search(beam, enc.states)
+        search = self._beam_search(beam, enc)
         search.nbest = (nbest or beam) if self.stop_early else None
         prefix = list(prefix)
         primer = [self.sos, *prefix]
@@ -362,15 +444,16 @@ class ESPnetST:
             _, s = dec.score(torch.tensor(primer[:t], device=self.device), s, enc.states)
         return s
 
-    def _beam_search(self, beam: int, memory: torch.Tensor | None = None):
+    def _beam_search(self, beam: int, enc: Encoded | None = None):
         bs = import_espnet("espnet.nets.beam_search")
         bbs = import_espnet("espnet.nets.batch_beam_search")
         scorer_if = import_espnet("espnet.nets.scorer_interface")
         length_bonus = import_espnet("espnet.nets.scorers.length_bonus")
         decoder = self.model.decoder
-        if (memory is not None and self.use_decoder_scorers
-                and decoder_scorers.supports_transformer(decoder)):
-            decoder = decoder_scorers.CachedTransformerScorer(decoder, memory)
+        if enc is not None and self.use_decoder_scorers and self._transformer_scorer:
+            # the source attention's keys and values made when encoding (the same values)
+            decoder = decoder_scorers.CachedTransformerScorer(decoder, enc.states,
+                                                              self._memory_kv(enc))
         scorers = {"decoder": decoder,
                    "length_bonus": length_bonus.LengthBonus(len(self.token_list))}
         weights = {"decoder": 1.0, "ctc": 0.0, "lm": 1.0, "ngram": 0.9, "length_bonus": 0.0}

@@ -114,6 +114,9 @@ class StepContext:
     start: torch.Tensor
     finished: bool
     step: int = 0  # the target step (0-based) being decided
+    # the head's keys and values of the encoder output, (1, H, T, d_k) each, when made
+    # already (memory_kv): what forward_qkv would project again, the same values
+    memory_kv: tuple[torch.Tensor, torch.Tensor] | None = None
 
 
 class MonotonicMultiheadAttention(_attention.MultiHeadedAttention):
@@ -180,7 +183,12 @@ class MonotonicMultiheadAttention(_attention.MultiHeadedAttention):
         from where it stopped before, with p ≥ 0.5; the soft attention reads every frame up
         to that block's end."""
         ctx = self.context
-        q, k, v = self.forward_qkv(query, key, value)  # (1, H, 1, d_k), (1, H, T, d_k)
+        if ctx.memory_kv is None:
+            q, k, v = self.forward_qkv(query, key, value)  # (1, H, 1, d_k), (1, H, T, d_k)
+        else:  # forward_qkv's query part; its keys and values made once per encoder output
+            k, v = ctx.memory_kv
+            q = self.q_norm(self.linear_q(query).view(query.size(0), -1, self.h, self.d_k)
+                            .transpose(1, 2))
         scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.d_k)  # (1, H, 1, T)
         ends = ctx.ends.to(key.device)
         p = self.stop_probability(query, key[:, ends])[0, :, -1]  # (H, J)

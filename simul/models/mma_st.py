@@ -80,6 +80,13 @@ class ESPnetMMA(ESPnetST):
     def frame_ms(self) -> float:
         return self.subsampling * self.hop_ms
 
+    def _derive(self, enc: Encoded) -> Encoded:
+        """The heads' keys and values of ``enc``, made as part of encoding (see
+        :meth:`ESPnetST._derive`): a step projects only its query."""
+        if enc.frames:
+            self._memory_kv(enc)
+        return enc
+
     # ------------------------------------------------------------------ monotonic steps
     def monotonic_start(self) -> MonotonicState:
         layers = len(self.model.decoder.decoders)
@@ -106,9 +113,10 @@ class ESPnetMMA(ESPnetST):
         ends = self.block_ends(enc, block_ms)
         ys = torch.tensor([state.tokens], device=self.device)
         mask = _subsequent_mask(len(state.tokens), self.device)
+        memory_kv = self._memory_kv(enc)
         for layer, att in enumerate(dec.attentions()):
             att.context = StepContext(ends, state.stops[layer].clone(), finished,
-                                      step=len(state.tokens) - 1)
+                                      step=len(state.tokens) - 1, memory_kv=memory_kv[layer])
         try:
             logp, cache = dec.forward_one_step(ys, mask, enc.states.unsqueeze(0),
                                                cache=state.cache)

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from simul.models import device as devices
-from simul.models.espnet_st import DecoderState, Encoded, ESPnetST, Hyp
+from simul.models.espnet_st import DecoderState, Encoded, ESPnetST, Hyp, PrefixMemory
 
 
 def _key(value: Any) -> Any:
@@ -75,6 +75,9 @@ class SharedCalls:
         self._clock = (devices.timing_clock(getattr(model, "device", devices.CPU))
                        if clock is None else clock)
         self._memory: dict[tuple, _Entry] = {}
+        self._reused_ms = 0.0
+        # a prefix memory per encoder output, for Transformer decoders' greedy steps
+        self._prefixes = bool(getattr(model, "_transformer_scorer", False))
         self._charge_ms = 0.0
         self.hits: Counter[str] = Counter()  # by call name
         self.misses: Counter[str] = Counter()
@@ -96,6 +99,9 @@ class SharedCalls:
             c["charged_ms"] += (1 + entry.hits) * entry.ms
         return out
 
+    def _reuse(self, ms: float) -> None:
+        self._reused_ms += ms
+
     def settle(self) -> float:
         """Milliseconds charged for remembered results since the last call."""
         charge, self._charge_ms = self._charge_ms, 0.0
@@ -106,7 +112,13 @@ class SharedCalls:
         if entry is None:
             t0 = self._clock()
             value = compute()
-            entry = _Entry(value, 1000.0 * (self._clock() - t0), args)
+            # decoder steps resumed from a prefix memory (computed by another setting over
+            # the same encoder output) are charged what they cost then, now and at every hit
+            reused, self._reused_ms = self._reused_ms, 0.0
+            self._charge_ms += reused
+            entry = _Entry(value, 1000.0 * (self._clock() - t0) + reused, args)
+            if isinstance(value, Encoded) and self._prefixes:
+                value.derived["prefixes"] = PrefixMemory(self._clock, self._reuse)
             self._memory[(name, *key)] = entry
             self.misses[name] += 1
         else:
