@@ -17,10 +17,11 @@
 3. That LA-2 setting with ESPnet's beam search as it is and with simul's (cached Transformer
    scoring, exact early stop, :mod:`simul.models.decoder_scorers`): wall time, CA overhead,
    and whether the units are identical.
-4. Papi et al. 2022's wait-k over words (adaptive detection, k = 5) on the en-de Conformer
-   with ESPnet's greedy Transformer steps and with simul's (the source attention's keys and
-   values made once per encoder output, :func:`simul.models.decoder_scorers.transformer_score`):
-   wall time, CA overhead, and whether the units are identical.
+4. Papi et al. 2022's grid on the en-de Conformer, decoded as a sweep decodes it, with
+   ESPnet's greedy Transformer steps and with simul's (the source attention's keys and
+   values made once per encoder output, :func:`simul.models.decoder_scorers.transformer_score`;
+   settings resuming each other's steps, :class:`simul.models.espnet_st.PrefixMemory`):
+   wall time, and whether the units and delays are identical.
 
 Ratios are measured in one run on one machine; they are printed, never asserted. Every
 sweep here runs with the record store off, so each record is decoded (and timed) in this run.
@@ -190,33 +191,34 @@ def beam_search(model: str, pair: str, utterances: int, corpus: Path) -> None:
 
 
 def greedy_steps(model: str, pair: str, utterances: int, corpus: Path) -> None:
-    """P22's wait-k over words with ESPnet's greedy Transformer steps, then with simul's (the
-    source attention's keys and values made once per encoder output): same units, less
-    computation."""
+    """P22's grid decoded as a sweep decodes it (one utterance under every setting, sharing
+    computations), with ESPnet's greedy Transformer steps, then with simul's (the source
+    attention's keys and values made once per encoder output, settings resuming each other's
+    steps over the encoder outputs they share): same records, less computation."""
     from simul import corpus as corpora
-    from simul.metrics.score import score_records
-    from simul.policies import make
-    from simul.simulate import simulate
+    from simul.papers import papi2022
+    from simul.sweep import Spec
 
-    print(f"\n## Greedy steps inside a policy: {model}, wait-k over words (adaptive, k = 5), "
-          f"{utterances} tst-COMMON segments")
-    adapter = load(sweep.resolve_model(model).directory)
-    policy = make("wait_k_words", {"k": 5})
+    print(f"\n## Greedy steps in a sweep: {model}, P22's grid (wait-k over words, fixed and "
+          f"adaptive, k = 3 … 11; offline greedy and beam 5), {utterances} tst-COMMON "
+          "segments, one process")
+    with tempfile.TemporaryDirectory() as tmp:
+        word_ms = papi2022.corpus_word_ms(corpus, pair, "tst-COMMON")  # as the notebook
+        spec = Spec.load(papi2022.spec(model, pair, "tst-COMMON", str(Path(tmp) / "out"),
+                                       word_ms=word_ms, corpus=corpus))
+    ref = sweep.resolve_model(model)
+    adapter = executors._model(ref)  # the adapter decode_utterance uses in this process
     segments = corpora.load_list(corpus, pair, "tst-COMMON", limit=utterances)
     rows = {}
     for label, fast in (("ESPnet steps", False), ("simul steps", True)):
         adapter.use_decoder_scorers = fast
         t0 = time.perf_counter()
-        recs = [simulate(adapter, policy, seg, model_name=model) for seg in segments]
-        wall = time.perf_counter() - t0
-        scores = score_records(recs)
-        rows[label] = ([r.units for r in recs], wall, scores)
-        print(f"{label:14s} wall {wall:7.1f} s   BLEU {scores['BLEU']:5.1f}   "
-              f"LAAL {scores['LAAL']:6.0f}   LAAL_CA {scores['LAAL_CA']:6.0f}   "
-              f"CA−NCA {scores['LAAL_CA'] - scores['LAAL']:5.0f} ms")
-    (a, wa, sa), (b, wb, sb) = rows.values()
-    print(f"speedup {wa / wb:.2f}×; CA overhead {sa['LAAL_CA'] - sa['LAAL']:.0f} → "
-          f"{sb['LAAL_CA'] - sb['LAAL']:.0f} ms; identical units: {a == b}")
+        recs = [r for seg in segments
+                for r in executors.decode_utterance(ref, spec.settings, seg)]
+        rows[label] = ([(r["units"], r["delays"]) for r in recs], time.perf_counter() - t0)
+        print(f"{label:14s} wall {rows[label][1]:7.1f} s   ({len(recs)} records)")
+    (a, wa), (b, wb) = rows.values()
+    print(f"speedup {wa / wb:.2f}×; identical units and delays: {a == b}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--greedy-model", default="conformer_bpe_en-de",
                         help="model of the greedy-step comparison ['' skips it]")
     parser.add_argument("--greedy-pair", default="en-de")
-    parser.add_argument("--greedy-utterances", type=int, default=20)
+    parser.add_argument("--greedy-utterances", type=int, default=10)
     parser.add_argument("--quick", action="store_true",
                         help=f"smoke run: {QUICK_DEFAULTS['utterances']} segments, a "
                              f"{len(sweep.expand([QUICK_GRID], 'quick'))}-setting grid, "

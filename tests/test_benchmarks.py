@@ -37,5 +37,22 @@ def test_quick_sweep_benchmark_prints_its_ratios():
     assert re.search(r"^## Simultaneous decoding.*\(quick run\)$", out, re.M), out
     assert re.search(rf"^{MODEL} +wait_k_frames \S+ +\d+\.\d{{3}} +-?\d+ +-?\d+ +-?\d+$", out,
                      re.M), out
-    # part 3 (the Conformer's beam search) is left out of a quick run
-    assert "## Beam search" not in out
+    # parts 3 and 4 (the Conformers' beam search and greedy steps) are left out of a quick run
+    assert "## Beam search" not in out and "## Greedy steps" not in out
+
+
+GREEDY_MODEL = "conformer_bpe_en-de"  # part 4's default model
+
+
+@pytest.mark.skipif(GREEDY_MODEL not in registry.shipped(), reason=f"{GREEDY_MODEL} is not shipped")
+def test_greedy_step_benchmark_keeps_the_records():
+    # part 4 alone, on one segment: ESPnet's greedy steps and simul's give the same records
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "sweep.py"), "--skip-grid",
+                           "--where", "0", "--cost-models", "--beam-model", "",
+                           "--greedy-utterances", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    out = proc.stdout
+    assert re.search(r"^## Greedy steps in a sweep: conformer_bpe_en-de", out, re.M), out
+    assert re.search(r"^ESPnet steps +wall +\d+\.\d s +\(12 records\)$", out, re.M), out
+    assert re.search(rf"^speedup {RATIO}; identical units and delays: True$", out, re.M), out
