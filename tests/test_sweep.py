@@ -191,6 +191,25 @@ def test_resumed_decoder_steps_are_charged_what_they_cost(monkeypatch, model, se
     assert steps["shared"] < 0.8 * steps["alone"]
 
 
+def test_steps_resumed_outside_a_remembered_call_are_charged(model, segments):
+    # Decoder steps resumed by a call the memory does not wrap (the adapter called directly
+    # on a shared encoder output) are charged at the next settle. The clock ticks 1 ms per
+    # reading: each step costs 1 ms.
+    if not model._transformer_scorer:
+        pytest.skip("the prefix memory serves Transformer decoders")
+    import itertools
+
+    ticks = itertools.count()
+    shared = SharedCalls(model, clock=lambda: next(ticks) / 1000.0)
+    enc = shared.encode(segments[2].audio)
+    units = model.greedy(enc, max_new=4, avoid_eos=True).tokens  # <sos> remembered
+    assert len(units) == 4 and shared.settle() == 0.0
+    model.step(enc, None, units[:3])  # resumes <sos> (1 ms), computes three more
+    model.step(enc, None, units[:3])  # resumes all four
+    assert shared.settle() == pytest.approx(5.0)
+    assert shared.settle() == 0.0
+
+
 def test_shared_prefixes_keep_a_conformers_records(tmp_path):
     # P22's grid on the shipped en-de Conformer: settings that resume each other's decoder
     # steps write what each writes alone, unit for unit and delay for delay.

@@ -366,7 +366,6 @@ class ESPnetST:
                 logp, s = dec.score(torch.tensor(want[: t + 1], device=self.device), s, x)
         return logp, DecoderState(want, s, logp)
 
-
     def max_length(self, enc: Encoded, maxlenratio: float = 0.0) -> int:
         """ESPnet's output-length cap: T_enc when ``maxlenratio`` is 0."""
         if maxlenratio == 0:

@@ -111,8 +111,10 @@ class SharedCalls:
         self._reused_ms += ms
 
     def settle(self) -> float:
-        """Milliseconds charged for remembered results since the last call."""
-        charge, self._charge_ms = self._charge_ms, 0.0
+        """Milliseconds charged for remembered results since the last call (decoder steps
+        resumed outside a remembered call included)."""
+        charge = self._charge_ms + self._reused_ms
+        self._charge_ms = self._reused_ms = 0.0
         return charge
 
     def _call(self, name: str, key: tuple, args: tuple, compute: Callable[[], Any]) -> Any:
