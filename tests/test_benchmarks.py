@@ -1,5 +1,6 @@
 """benchmarks/sweep.py --quick (``make bench QUICK=1``): the sweep benchmark runs to its end
-on the built corpus and prints its ratios, labelled as a quick run's.
+on the built corpus and prints its ratios, labelled as a quick run's; its part 4 alone, on
+one segment.
 
 The ratios' values are machine- and load-dependent: only their presence is checked, and
 that the shared and naive grids decoded the same records."""
@@ -20,12 +21,17 @@ MODEL = "blstm_char_en-es"  # the benchmark's default grid model, the quick run'
 RATIO = r"\d+(?:\.\d+)?×"
 
 
-@pytest.mark.skipif(MODEL not in registry.shipped(), reason=f"{MODEL} is not shipped")
-def test_quick_sweep_benchmark_prints_its_ratios():
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "sweep.py"), "--quick"],
+def sweep_benchmark(*args: str) -> str:
+    """The standard output of ``benchmarks/sweep.py`` run with ``args``, which must succeed."""
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "sweep.py"), *args],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
-    out = proc.stdout
+    return proc.stdout
+
+
+@pytest.mark.skipif(MODEL not in registry.shipped(), reason=f"{MODEL} is not shipped")
+def test_quick_sweep_benchmark_prints_its_ratios():
+    out = sweep_benchmark("--quick")
     assert re.search(r"^quick run: ", out, re.M), out
     # part 1: the grid's wall times and speedup, and the shared records equal the naive ones
     assert re.search(r"^naive +\d+\.\d s$", out, re.M), out
@@ -47,12 +53,8 @@ GREEDY_MODEL = "conformer_bpe_en-de"  # part 4's default model
 @pytest.mark.skipif(GREEDY_MODEL not in registry.shipped(), reason=f"{GREEDY_MODEL} is not shipped")
 def test_greedy_step_benchmark_keeps_the_records():
     # part 4 alone, on one segment: ESPnet's greedy steps and simul's give the same records
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "sweep.py"), "--skip-grid",
-                           "--where", "0", "--cost-models", "--beam-model", "",
-                           "--greedy-utterances", "1"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
-    out = proc.stdout
+    out = sweep_benchmark("--skip-grid", "--where", "0", "--cost-models", "--beam-model", "",
+                          "--greedy-utterances", "1")
     assert re.search(r"^## Greedy steps in a sweep: conformer_bpe_en-de", out, re.M), out
     assert re.search(r"^ESPnet steps +wall +\d+\.\d s +\(12 records\)$", out, re.M), out
     assert re.search(rf"^speedup {RATIO}; identical units and delays: True$", out, re.M), out
