@@ -75,7 +75,7 @@ def supports_transformer(decoder) -> bool:
     return True
 
 
-def _heads(att, x: torch.Tensor, linear) -> torch.Tensor:
+def heads(att, x: torch.Tensor, linear) -> torch.Tensor:
     """(B, L, D) → (B, H, L, d_k) through one of the attention's projections."""
     return linear(x).view(x.shape[0], -1, att.h, att.d_k).transpose(1, 2)
 
@@ -141,7 +141,7 @@ class _CachedTransformerScoring:
         for layer, inputs in zip(dec.decoders, [dec.embed(ys), *outputs[:-1]], strict=True):
             sa = layer.self_attn
             h = layer.norm1(inputs) if layer.normalize_before else inputs
-            cache.append((sa.k_norm(_heads(sa, h, sa.linear_k)), _heads(sa, h, sa.linear_v)))
+            cache.append((sa.k_norm(heads(sa, h, sa.linear_k)), heads(sa, h, sa.linear_v)))
         return logp, cache
 
     def _step(self, ys: torch.Tensor, cache):
@@ -153,15 +153,15 @@ class _CachedTransformerScoring:
             sa, ca = layer.self_attn, layer.src_attn
             residual = x
             h = layer.norm1(x) if layer.normalize_before else x
-            k = torch.cat([cache[i][0], sa.k_norm(_heads(sa, h, sa.linear_k))], dim=2)
-            v = torch.cat([cache[i][1], _heads(sa, h, sa.linear_v)], dim=2)
+            k = torch.cat([cache[i][0], sa.k_norm(heads(sa, h, sa.linear_k))], dim=2)
+            v = torch.cat([cache[i][1], heads(sa, h, sa.linear_v)], dim=2)
             new_cache.append((k, v))
-            x = residual + _attend(sa, sa.q_norm(_heads(sa, h, sa.linear_q)), k, v)
+            x = residual + _attend(sa, sa.q_norm(heads(sa, h, sa.linear_q)), k, v)
             if not layer.normalize_before:
                 x = layer.norm1(x)
             residual = x
             h = layer.norm2(x) if layer.normalize_before else x
-            x = residual + _attend(ca, ca.q_norm(_heads(ca, h, ca.linear_q)), mk, mv)
+            x = residual + _attend(ca, ca.q_norm(heads(ca, h, ca.linear_q)), mk, mv)
             if not layer.normalize_before:
                 x = layer.norm2(x)
             residual = x
@@ -179,10 +179,9 @@ def transformer_memory_kv(decoder, memory: torch.Tensor) -> list[tuple[torch.Ten
     layer, each (1, H, T, d_k): what ESPnet's ``forward_qkv`` computes from ``memory`` at
     every step of one utterance (the same operations on the same (1, T, D) tensor, so the
     same values, bit for bit)."""
-    return [(layer.src_attn.k_norm(_heads(layer.src_attn, memory.unsqueeze(0),
-                                          layer.src_attn.linear_k)),
-             _heads(layer.src_attn, memory.unsqueeze(0), layer.src_attn.linear_v))
-            for layer in decoder.decoders]
+    m = memory.unsqueeze(0)
+    return [(att.k_norm(heads(att, m, att.linear_k)), heads(att, m, att.linear_v))
+            for att in (layer.src_attn for layer in decoder.decoders)]
 
 
 def transformer_score(decoder, ys: torch.Tensor, cache: list | None, memory_kv: list):
@@ -222,7 +221,7 @@ def _layer_step(layer, tgt, tgt_mask, cache, mk, mv):
     if layer.normalize_before:
         x = layer.norm2(x)
     ca = layer.src_attn  # MultiHeadedAttention.forward without a mask, keys and values given
-    q = ca.q_norm(_heads(ca, x, ca.linear_q))
+    q = ca.q_norm(heads(ca, x, ca.linear_q))
     scores = torch.matmul(q, mk.transpose(-2, -1)) / math.sqrt(ca.d_k)
     x = residual + layer.dropout(ca.forward_attention(mv, scores, None))
     if not layer.normalize_before:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from simul.models import mma
+from simul.models import decoder_scorers, mma
 from simul.models.espnet_env import import_espnet
 
 _decoders = import_espnet("espnet2.asr.decoder.transformer_decoder")
@@ -187,8 +187,7 @@ class MonotonicMultiheadAttention(_attention.MultiHeadedAttention):
             q, k, v = self.forward_qkv(query, key, value)  # (1, H, 1, d_k), (1, H, T, d_k)
         else:  # forward_qkv's query part; its keys and values made once per encoder output
             k, v = ctx.memory_kv
-            q = self.q_norm(self.linear_q(query).view(query.size(0), -1, self.h, self.d_k)
-                            .transpose(1, 2))
+            q = self.q_norm(decoder_scorers.heads(self, query, self.linear_q))
         scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.d_k)  # (1, H, 1, T)
         ends = ctx.ends.to(key.device)
         p = self.stop_probability(query, key[:, ends])[0, :, -1]  # (H, J)
