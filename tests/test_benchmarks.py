@@ -56,5 +56,10 @@ def test_greedy_step_benchmark_keeps_the_records():
     out = sweep_benchmark("--skip-grid", "--where", "0", "--cost-models", "--beam-model", "",
                           "--greedy-utterances", "1")
     assert re.search(r"^## Greedy steps in a sweep: conformer_bpe_en-de", out, re.M), out
-    assert re.search(r"^ESPnet steps +wall +\d+\.\d s +\(12 records\)$", out, re.M), out
-    assert re.search(rf"^speedup {RATIO}; identical units and delays: True$", out, re.M), out
+    steps = {label: int(n.replace(",", "")) for label, n in re.findall(
+        r"^(ESPnet|simul) steps +wall +\d+\.\d s +\(12 records, ([\d,]+) decoder steps\)$",
+        out, re.M)}
+    assert steps.keys() == {"ESPnet", "simul"}, out
+    assert 0 < steps["simul"] <= steps["ESPnet"], out  # resumed steps are not taken again
+    assert re.search(rf"^speedup {RATIO}, \d+% fewer decoder steps; identical units and "
+                     r"delays: True$", out, re.M), out

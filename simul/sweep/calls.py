@@ -20,7 +20,8 @@ budget). Each encoder output this memory computes gets a
 :class:`~simul.models.espnet_st.PrefixMemory`: a Transformer decoder re-decoding from
 scratch resumes from the longest prefix of its units some setting decoded over that output,
 and the setting is charged what those steps cost when they were computed (the same
-results, bit for bit; P22's grid on the en-de Conformer takes 37 % fewer decoder steps).
+results, bit for bit; P22's grid on the en-de Conformer takes 40 % fewer decoder steps, ``python
+benchmarks/sweep.py``'s part 4).
 
 Arguments are compared by value (numbers, token lists, the audio prefix's length) or, for
 encoder outputs and decoder states, by identity: those objects come out of this memory, so
