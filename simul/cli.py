@@ -421,8 +421,12 @@ def _decoding_commands(commands) -> None:
     p.set_defaults(func=_policies)
 
     p = commands.add_parser("score", help="quality and latency of records (or instances.log)")
-    p.add_argument("records", help="simul records (JSON lines) or a SimulEval instances.log")
-    p.add_argument("--json", action="store_true", help="one JSON object of metric → value")
+    p.add_argument("records", nargs="+", metavar="RECORDS",
+                   help="simul records (JSON lines), a SimulEval instances.log or its folder; "
+                        "several: one row per file, side by side")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object of metric → value (several files: one a line, "
+                        "with its 'records' path)")
     p.set_defaults(func=_score)
 
 
@@ -498,7 +502,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe (`simul score F | head`) fails here, not at exit
+        return code
+    except BrokenPipeError:
+        # the reader went away: stop quietly, as `cat` does (stdout to /dev/null so that
+        # Python's own flush at exit does not fail again)
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, the shell's status for a command a closed pipe stopped
     except (CorpusError, ValueError, FileNotFoundError) as e:
         print(f"simul: error: {e}", file=sys.stderr)
         return 2

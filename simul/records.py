@@ -129,6 +129,43 @@ def check(data: dict, where: str) -> None:
                                      "(elapsed is the delay plus compute time)")
 
 
+def _simuleval_source_type(log: Path) -> str | None:
+    """The ``source_type`` of the SimulEval run whose ``instances.log`` is ``log``: what the
+    ``config.yaml`` SimulEval writes beside it says ("speech" or "text"); None without one
+    (or for a file of another name: simul's records say their own source type).
+    (Its ``target_type`` is not read: SimulEval 1.1.4 writes the source type there too.)"""
+    config = log.with_name("config.yaml")
+    if log.name != "instances.log" or not config.is_file():
+        return None
+    import yaml
+
+    try:
+        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise ValueError(f"{config}: not SimulEval's YAML ({' '.join(str(e).split())})") from e
+    kind = data.get("source_type") if isinstance(data, dict) else None
+    if kind is None:
+        return None
+    if kind not in SOURCE_TYPES:
+        raise ValueError(f"{config}: source_type {kind!r}: simul scores text output of "
+                         f"{' or '.join(SOURCE_TYPES)} input")
+    return kind
+
+
+def _from_simuleval_text(data: dict, config_type: str | None) -> bool:
+    """Whether ``data``, a line without simul's ``source_type``, is SimulEval's text-to-text
+    log: its ``config.yaml`` says so, or (without one) the line is as only a text instance
+    writes it: the source a string of words, and ``elapsed`` all zeros (SimulEval's
+    ``TextInputInstance`` records no computation time, its delays count source words)."""
+    if "source_type" in data:
+        return False
+    if config_type is not None:
+        return config_type == "text"
+    elapsed = data.get("elapsed")
+    return (isinstance(data.get("source"), str) and isinstance(elapsed, list)
+            and bool(elapsed) and all(v == 0 for v in elapsed))
+
+
 def read(path: str | Path) -> list[Record]:
     """Read simul records or a SimulEval ``instances.log`` (JSON lines; or the folder that
     holds it, SimulEval's ``--output``), checking each line.
@@ -137,6 +174,11 @@ def read(path: str | Path) -> list[Record]:
     simul's own fields keep their defaults when absent (a SimulEval log, or records written
     before a field existed). Blank lines are skipped. Every line is checked (:func:`check`);
     errors name the file, the line and the field.
+
+    A SimulEval text-to-text log (its ``config.yaml`` says ``source_type: text``, or, without
+    one, see :func:`_from_simuleval_text`) reads as text records: delays and
+    ``source_length`` in source words, and no ``elapsed`` (SimulEval writes zeros there, so
+    there is no computation-aware latency to compute).
     """
     path = Path(path)
     if path.is_dir():  # SimulEval's output folder
@@ -146,6 +188,7 @@ def read(path: str | Path) -> list[Record]:
         path = path / "instances.log"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
+    config_type = _simuleval_source_type(path)
     fields = set(Record.__dataclass_fields__)
     records = []
     with open(path, encoding="utf-8") as f:
@@ -159,6 +202,10 @@ def read(path: str | Path) -> list[Record]:
                 raise ValueError(f"{where}: not JSON ({e})") from e
             if not isinstance(data, dict):
                 raise ValueError(f"{where}: not a JSON object")
+            if _from_simuleval_text(data, config_type):
+                source = data.get("source")
+                data = {**data, "source_type": "text", "elapsed": [],
+                        "source": [source] if isinstance(source, str) else source}
             check(data, where)
             records.append(Record(**{k: v for k, v in data.items() if k in fields}))
     return records

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -211,3 +212,64 @@ def test_simuleval_score_only_reads_a_folder_we_write(tmp_path):
     ours = score_records(recs)
     for key in ("LAAL", "AL", "AP", "DAL", "ATD"):
         assert theirs[key] == pytest.approx(ours[key], abs=1e-3), key
+
+
+def test_several_files_side_by_side(tmp_path, capsys):
+    """One row per file, a row of units under the metric names; a metric a file lacks is –."""
+    a = records.write(_corpus(), tmp_path / "a.jsonl")
+    b = records.write(_corpus(with_elapsed=False)[:2], tmp_path / "b.jsonl")
+    assert main_score([a, b], as_json=False) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header, units, row_a, row_b = (line.split() for line in lines[:4])
+    assert header[:5] == ["records", "n", "BLEU", "chrF", "AL"]
+    assert units[:3] == ["ms", "ms", "ms"]  # AL, LAAL, DAL (the blank cells are spaces)
+    column = header.index("AL")
+    assert row_a[:2] == [str(a), "3"] and row_a[column] == "1125.000"
+    # b: records 0 and 1 only, AL = mean(1000, 1250) as for a; no elapsed, so no AL_CA
+    assert row_b[:2] == [str(b), "2"] and row_b[column] == "1125.000"
+    assert row_b[header.index("AL_CA")] == "–" and row_a[header.index("AL_CA")] != "–"
+    assert main_score([a, b], as_json=True) == 0
+    first, second = map(json.loads, capsys.readouterr().out.splitlines())
+    assert first["records"] == str(a) and second["records"] == str(b)
+    assert second["AL"] == 1125 and "AL_CA" not in second
+
+
+def test_speech_and_text_files_are_scored_apart(tmp_path):
+    speech = records.write(_corpus()[:1], tmp_path / "speech.jsonl")
+    text = _corpus(with_elapsed=False)[:1]
+    text[0].source_type, text[0].source_length, text[0].delays = "text", 3.0, [1.0, 2.0, 3.0]
+    text_path = records.write(text, tmp_path / "text.jsonl")
+    with pytest.raises(ValueError, match=r"speech.jsonl is of speech input \(latency in ms\), "
+                                         r".*text.jsonl of text input"):
+        main_score([speech, text_path], as_json=False)
+
+
+def test_the_legend_names_the_signature_lines_and_text_units(tmp_path, capsys):
+    path = records.write(_corpus(), tmp_path / "r.jsonl")
+    main_score(path, as_json=False)
+    out = capsys.readouterr().out
+    signature = out.index("BLEU_signature: nrefs:1")
+    assert out.index("length_diff") < signature < out.index("What the numbers are")
+    words = " ".join(out.split())
+    assert "signature below" not in words and "the BLEU_signature line" in words
+    text = _corpus(with_elapsed=False)[:1]
+    text[0].source_type, text[0].source_length, text[0].delays = "text", 3.0, [1.0, 2.0, 3.0]
+    main_score(records.write(text, tmp_path / "t.jsonl"), as_json=False)
+    out = capsys.readouterr().out
+    assert "a word's delay: the source words read when the word was complete" in out
+    assert re.search(r"^AL +1\.000  source words$", out, re.M)  # lags 1, 2 − 1, 3 − 2
+    assert ", ms" not in out
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    """`simul score F | head`: the reader goes away; no BrokenPipeError traceback."""
+    import subprocess
+
+    path = records.write(_corpus(), tmp_path / "r.jsonl")
+    run = subprocess.Popen([sys.executable, "-m", "simul", "score", str(path)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           cwd=Path(__file__).resolve().parents[1])
+    run.stdout.close()  # before simul writes anything: its first write meets a closed pipe
+    err = run.stderr.read().decode()
+    assert run.wait(timeout=120) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

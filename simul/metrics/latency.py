@@ -177,7 +177,8 @@ def average_token_delay(delays: Sequence[float], source_length: float,
                         reference_length: int, *,
                         elapsed: Sequence[float] | None = None,
                         text_input: bool = False) -> float:
-    """Average Token Delay, ms (Kano et al. 2023, arXiv:2211.13173), speech in, text out.
+    """Average Token Delay, ms (Kano et al. 2023, arXiv:2211.13173): speech in 300 ms source
+    tokens, text one token a source word.
 
     As SimulEval 1.1 computes it for text output: words written at the same delay form a
     target chunk; target chunk j follows source chunk j, the audio between the previous

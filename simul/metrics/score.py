@@ -2,8 +2,9 @@
 
 ``score_records`` computes the metrics of records (read and checked by
 :func:`simul.records.read`: simul's records or a SimulEval ``instances.log``);
-``main_score`` prints them (``simul score RECORDS [--json]``), with the anticipation rate
-(:mod:`simul.metrics.anticipation`) when the records' corpus split has gold word links.
+``main_score`` prints them (``simul score RECORDS… [--json]``: one file, or several side by
+side), with the anticipation rate (:mod:`simul.metrics.anticipation`) when the records'
+corpus split has gold word links.
 """
 
 from __future__ import annotations
@@ -108,50 +109,129 @@ def score_records(records: Sequence[Record],
     return scores
 
 
-def main_score(path: str | Path, as_json: bool) -> int:
-    """Print every metric of the records at ``path``: a table, or one JSON object.
-
-    The anticipation rate is among them when the records' split has gold word links (their
-    segments found by :func:`simul.metrics.anticipation.linked_segments`)."""
+def _score_file(path: str | Path) -> tuple[list[Record], dict[str, float | str]]:
     recs = read(path)
     if not recs:
         raise ValueError(f"{path}: no records")
-    scores = score_records(recs, anticipation.linked_segments(recs))
+    return recs, score_records(recs, anticipation.linked_segments(recs))
+
+
+def _as_json(scores: dict) -> dict:
+    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in scores.items()}
+
+
+def main_score(paths: str | Path | Sequence[str | Path], as_json: bool) -> int:
+    """Print every metric of the records at each of ``paths``: for one file a table of metric,
+    value and unit, for several a table with one row per file; then what the numbers are.
+    ``as_json``: one JSON object (one file), or one per line with its ``records`` path.
+
+    The anticipation rate is among them when the records' split has gold word links (their
+    segments found by :func:`simul.metrics.anticipation.linked_segments`). Files of speech
+    and of text input are refused together: their latencies are in ms and in source words."""
+    paths = [paths] if isinstance(paths, str | Path) else list(paths)
+    if not paths:
+        raise ValueError("no records file given")
+    scored = [(path, *_score_file(path)) for path in paths]
+    kinds = {path: recs[0].source_type for path, recs, _ in scored}
+    if len(set(kinds.values())) > 1:
+        speech = next(p for p, k in kinds.items() if k == "speech")
+        text = next(p for p, k in kinds.items() if k == "text")
+        raise ValueError(f"{speech} is of speech input (latency in ms), {text} of text input "
+                         "(in source words): score them apart")
+    text_input = kinds[paths[0]] == "text"
     if as_json:
-        print(json.dumps({k: None if isinstance(v, float) and math.isnan(v) else v
-                          for k, v in scores.items()}, ensure_ascii=False))
+        if len(scored) == 1:
+            print(json.dumps(_as_json(scored[0][2]), ensure_ascii=False))
+        for path, _, scores in scored if len(scored) > 1 else ():
+            print(json.dumps({"records": str(path), **_as_json(scores)}, ensure_ascii=False))
         return 0
-    width = max(map(len, scores))
-    print(f"{path}: {scores['n']} records")
-    for name, value in scores.items():
-        if name == "n":
-            continue
-        text = f"{value:10.3f}" if isinstance(value, float) else str(value)
-        unit = _unit(name)
-        if unit == "ms" and recs[0].source_type == "text":
-            unit = "source words"
-        print(f"{name:<{width}}  {text}  {unit}".rstrip())
-    print("\n" + legend(scores))
+    if len(scored) == 1:
+        path, _, scores = scored[0]
+        print(f"{path}: {scores['n']} records")
+        print(_vertical_table(scores, text_input))
+    else:
+        print(_side_by_side(scored, text_input))
+    print()
+    print(_signatures([(path, scores) for path, _, scores in scored]))
+    if text_input:
+        print("text input: latency in source words; no computation-aware (_CA) metrics, "
+              "since a text source records no computation time (SimulEval writes elapsed 0)")
+    every = {name: None for _, _, scores in scored for name in scores}
+    print("\n" + legend(every, text_input=text_input))
     return 0
+
+
+def _shown(value: float | str) -> str:
+    if isinstance(value, float):
+        return "–" if math.isnan(value) else f"{value:.3f}"
+    return str(value)
+
+
+def _metric_names(scores: dict) -> list[str]:
+    return [k for k in scores if k != "n" and not k.endswith("_signature")]
+
+
+def _vertical_table(scores: dict, text_input: bool) -> str:
+    """One line per metric: name, value, unit."""
+    names = _metric_names(scores)
+    width = max(map(len, names))
+    return "\n".join(f"{name:<{width}}  {_shown(scores[name]):>10}  {_unit(name, text_input)}"
+                     .rstrip() for name in names)
+
+
+def _side_by_side(scored: list, text_input: bool) -> str:
+    """One row per file (its path, its number of records, each metric), a header of metric
+    names and a row of units; a metric a file lacks (e.g. _CA without elapsed) shows –."""
+    names: list[str] = []
+    for _, _, scores in scored:
+        names += [k for k in _metric_names(scores) if k not in names]
+    header = ["records", "n", *names]
+    units = ["", "", *(_unit(name, text_input) for name in names)]
+    rows = [[str(path), str(scores["n"]), *(_shown(scores[k]) if k in scores else "–"
+                                            for k in names)]
+            for path, _, scores in scored]
+    widths = [max(len(row[c]) for row in [header, units, *rows]) for c in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(cell.ljust(w) if c == 0 else cell.rjust(w)
+                         for c, (cell, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+
+    return "\n".join(line(cells) for cells in [header, units, *rows])
+
+
+def _signatures(scored: list[tuple[str | Path, dict]]) -> str:
+    """The sacrebleu signatures of BLEU and chrF: once when every file has the same, else
+    one line per file."""
+    lines = []
+    for key in ("BLEU_signature", "chrF_signature"):
+        values = {str(path): scores[key] for path, scores in scored}
+        if len(set(values.values())) == 1:
+            lines.append(f"{key}: {next(iter(values.values()))}")
+        else:
+            lines += [f"{key} ({path}): {value}" for path, value in values.items()]
+    return "\n".join(lines)
 
 
 _FIXED_LEGEND = {
     "BLEU": "corpus BLEU of the detokenized output against the references (sacrebleu, 13a; "
-            "its signature below)",
-    "chrF": "corpus chrF (sacrebleu)",
+            "the BLEU_signature line says how it was computed)",
+    "chrF": "corpus chrF (sacrebleu; the chrF_signature line)",
     "length_diff": "mean hypothesis words − reference words per segment",
     **anticipation.LEGEND,
 }
 
 
-def legend(scores: dict) -> str:
+def legend(scores: dict, *, text_input: bool = False) -> str:
     """What each metric of ``scores`` is (the first paragraph of its registered function's
-    documentation), so that a table of numbers says what they mean."""
+    documentation), so that a table of numbers says what they mean. ``text_input``: the
+    records' delays count source words, and the legend says so where a metric says ms."""
     import inspect
+    import re
     import textwrap
 
-    lines = ["What the numbers are (a word's delay: the source read, ms, when the word was "
-             "complete):"]
+    delay = ("the source words read when the word was complete" if text_input else
+             "the source read, ms, when the word was complete")
+    lines = [f"What the numbers are (a word's delay: {delay}):"]
     described = set()
     for name in scores:
         base = name.removesuffix("_CA")
@@ -163,24 +243,33 @@ def legend(scores: dict) -> str:
         else:
             text = _FIXED_LEGEND.get(base, "")
         text = " ".join(text.replace("``", "").split())
+        if text_input:
+            text = re.sub(r", ms\b", ", source words", text)  # "AL, ms (…)", "…, ms:"
         if text:
             lines += textwrap.wrap(f"{base}: {text}", width=100, initial_indent="  ",
                                    subsequent_indent="      ")
-    lines += textwrap.wrap(
-        "_CA: the same metric, computation-aware: on elapsed times (a word's delay plus all "
-        "computation spent on its segment until it was written), SimulEval's definition. "
-        "AL_N21 and AL_N21_orig exceed AL when a step writes many words (offline: every word "
-        "at once): eq. (6)'s step form weights a step's lag by its words.",
-        width=100, initial_indent="  ", subsequent_indent="  ")
+    if any(name.endswith("_CA") for name in scores):
+        lines += textwrap.wrap(
+            "_CA: the same metric, computation-aware: on elapsed times (a word's delay plus all "
+            "computation spent on its segment until it was written), SimulEval's definition.",
+            width=100, initial_indent="  ", subsequent_indent="  ")
+    if "AL_N21" in scores:
+        lines += textwrap.wrap(
+            "AL_N21 and AL_N21_orig exceed AL when a step writes many words (offline: every "
+            "word at once): eq. (6)'s step form weights a step's lag by its words.",
+            width=100, initial_indent="  ", subsequent_indent="  ")
     return "\n".join(lines)
 
 
-def _unit(name: str) -> str:
+def _unit(name: str, text_input: bool = False) -> str:
+    """The unit of metric ``name``'s values; latencies of text records count source words."""
     base = name.removesuffix("_CA")
     if base == "length_diff":
         return "words"
     if base in anticipation.LEGEND:
         return "(ratio)"
     if base in MEASURED_IN:
-        return "(ratio)" if MEASURED_IN[base] == "ratio" else MEASURED_IN[base]
+        if MEASURED_IN[base] == "ratio":
+            return "(ratio)"
+        return "source words" if text_input else MEASURED_IN[base]
     return ""  # BLEU, chrF, signatures
