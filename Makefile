@@ -51,7 +51,7 @@ $(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/es
 
 # The embedded mini corpus (git-ignored); a no-op when it is up to date.
 corpus: setup
-	$(SIMUL) corpus build --root $(CORPUS)
+	$(SIMUL) corpus build --corpus $(CORPUS)
 
 # ruff, and the architecture contract of pyproject.toml ([tool.importlinter]): no import
 # circle, no import from a higher layer.
@@ -64,7 +64,7 @@ test: setup corpus lint
 
 # Every notebook on the embedded corpus (figures/, notebooks/executed/), then the claims.
 reproduce: setup corpus
-	$(SIMUL) corpus info --root $(CORPUS)
+	$(SIMUL) corpus info --corpus $(CORPUS)
 	$(SIMUL) reproduce
 	$(PY) -m pytest -q -m full_run tests/test_reproduce_full.py -rxX
 

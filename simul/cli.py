@@ -44,8 +44,25 @@ _positive_int = _at_least(1)  # counts: segments, workers, beams, snapshots
 _count = _at_least(0)  # counts that may be 0: a seed, dev segments
 
 
+class _DeprecatedAlias(argparse.Action):
+    """An old name of an option: stores its value as the new one does, with a warning."""
+
+    def __init__(self, *args, new_name: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.new_name = new_name
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: warning: {option_string} is deprecated, use {self.new_name}",
+              file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
 def _add_root(p: argparse.ArgumentParser, what: str = "corpus root") -> None:
-    p.add_argument("--root", default=str(DEFAULT_ROOT), help=f"{what} [%(default)s]")
+    """``--corpus DIR`` (as every command names the corpus), ``--root`` its old name."""
+    p.add_argument("--corpus", dest="root", default=str(DEFAULT_ROOT), metavar="DIR",
+                   help=f"{what} [%(default)s]")
+    p.add_argument("--root", dest="root", action=_DeprecatedAlias, new_name="--corpus",
+                   metavar="DIR", help="the old name of --corpus (deprecated)")
 
 
 def _add_corpus(p: argparse.ArgumentParser, default: str | None = str(DEFAULT_ROOT),

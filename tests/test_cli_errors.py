@@ -127,3 +127,16 @@ def test_meta_train_names_what_is_wrong_and_writes_nothing(tmp_path, capsys, arg
     assert code == 2
     one_line_error(capsys, fragment)
     assert not workdir.exists()
+
+
+def test_corpus_commands_take_corpus_and_root_still_works_with_a_warning(tmp_path, capsys):
+    make_corpus(tmp_path / PAIR)
+    argv = ["corpus", "simuleval", "--pair", PAIR, "--split", SPLIT, "--text"]
+    assert cli.main([*argv, "--corpus", str(tmp_path), "--out", str(tmp_path / "a")]) == 0
+    assert "deprecated" not in capsys.readouterr().err
+    assert cli.main([*argv, "--root", str(tmp_path), "--out", str(tmp_path / "b")]) == 0
+    err = capsys.readouterr().err
+    assert err == "simul corpus simuleval: warning: --root is deprecated, use --corpus\n"
+    for name in ("source.txt", "target.txt"):
+        assert (tmp_path / "b" / name).read_text() == (tmp_path / "a" / name).read_text()
+    assert (tmp_path / "a" / "source.txt").read_text().splitlines()[0] == "hello world"

@@ -189,7 +189,7 @@ def test_gold_links_are_used_and_eflomal_is_cached(fake_corpus):
 
 
 def test_info_prints_figures_and_samples(fake_corpus, capsys):
-    assert cli.main(["corpus", "info", "--root", str(fake_corpus)]) == 0
+    assert cli.main(["corpus", "info", "--corpus", str(fake_corpus)]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
     # the existing table, for every pair on disk
@@ -218,7 +218,7 @@ def test_info_prints_figures_and_samples(fake_corpus, capsys):
 
 
 def test_info_without_reordering(fake_corpus, capsys):
-    assert cli.main(["corpus", "info", "--root", str(fake_corpus), "--no-reordering"]) == 0
+    assert cli.main(["corpus", "info", "--corpus", str(fake_corpus), "--no-reordering"]) == 0
     out = capsys.readouterr().out
     assert "reordering" not in out and "en-xx" in out
     assert not (fake_corpus.parent / "cache").exists()
