@@ -36,10 +36,26 @@ def test_a_directory_is_found_with_its_home_expanded(models, tmp_path, monkeypat
     assert registry.resolve("~/mine") == tmp_path / "mine"
 
 
-def test_an_unknown_model_names_the_shipped_ones(models):
-    with pytest.raises(registry.UnknownModel,
-                       match=r"no model 'nope': not a shipped model \(duo, st\) nor a directory"):
-        registry.resolve("nope")
+def test_an_unknown_model_says_did_you_mean_and_where_to_list_them(models):
+    with pytest.raises(registry.UnknownModel) as e:
+        registry.resolve("sst")  # one letter from "st"
+    assert str(e.value) == ("no model 'sst': not a shipped model nor a directory; did you "
+                            "mean st? (`simul models` lists the shipped models)")
+    with pytest.raises(registry.UnknownModel) as e:
+        registry.resolve("nope")  # nothing close: no guess
+    assert str(e.value) == ("no model 'nope': not a shipped model nor a directory "
+                            "(`simul models` lists the shipped models)")
+
+
+def test_an_unknown_shipped_name_is_one_short_line(tmp_path, capsys):
+    from simul import cli
+
+    out = tmp_path / "r.jsonl"
+    assert cli.main(["decode", "--model", "conformer_bpe_en-xx", "--out", str(out)]) == 2
+    assert not out.exists()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 250, err
+    assert "did you mean conformer_bpe_en-es, conformer_bpe_en-de, asr_conformer_bpe_en?" in err
 
 
 def test_metadata_is_read_from_simul_json(models, tmp_path):

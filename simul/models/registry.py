@@ -46,15 +46,24 @@ def shipped() -> list[str]:
 
 def resolve(name_or_dir: str | Path) -> Path:
     """The directory of a model: a shipped model's name first (``data/models/NAME``), else a
-    directory (``~`` expanded). Raises :class:`UnknownModel` naming the shipped models."""
+    directory (``~`` expanded). Raises :class:`UnknownModel` naming the closest shipped
+    names (a typo's fix) and where to list them all."""
     name = str(name_or_dir)
     if name in shipped():
         return MODELS_DIR / name
     path = Path(name).expanduser()
     if path.is_dir():
         return path
-    raise UnknownModel(f"no model {name!r}: not a shipped model "
-                       f"({', '.join(shipped()) or 'none yet'}) nor a directory")
+    raise UnknownModel(f"no model {name!r}: not a shipped model nor a directory"
+                       f"{_did_you_mean(name)} (`simul models` lists the shipped models)")
+
+
+def _did_you_mean(name: str) -> str:
+    """'; did you mean A, B?' with the shipped names closest to ``name`` (difflib), or ''."""
+    import difflib
+
+    close = difflib.get_close_matches(name, shipped(), n=3, cutoff=0.6)
+    return f"; did you mean {', '.join(close)}?" if close else ""
 
 
 def is_cascade(directory: str | Path) -> bool:
