@@ -26,6 +26,7 @@ import inspect
 import pkgutil
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 from simul.policies.base import Policy, Read, View, Write
@@ -196,22 +197,26 @@ _COMMENT_LINE = re.compile(r"^\s+#\s*(.+)$")
 
 
 def setting_notes(cls: type[Policy]) -> dict[str, str]:
-    """What each setting means and its unit: the comment on its line in the class body, or
-    the comment lines right above it."""
-    try:
-        lines = inspect.getsource(cls).splitlines()
-    except (OSError, TypeError):
-        return {}
-    notes, above = {}, []
-    for line in lines:
-        if comment := _COMMENT_LINE.match(line):
-            above.append(comment.group(1).strip())
+    """What each setting means and its unit: the comment on its line in the body of the class
+    that declares it (``cls`` or a base class), or the comment lines right above it."""
+    notes: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):  # a subclass's note wins over its base's
+        if klass is object or not dataclasses.is_dataclass(klass):
             continue
-        if field := _FIELD_LINE.match(line):
-            note = field.group(2) or " ".join(above)
-            if note:
-                notes[field.group(1)] = note.strip()
-        above = []
+        try:
+            lines = inspect.getsource(klass).splitlines()
+        except (OSError, TypeError):
+            continue
+        above: list[str] = []
+        for line in lines:
+            if comment := _COMMENT_LINE.match(line):
+                above.append(comment.group(1).strip())
+                continue
+            if field := _FIELD_LINE.match(line):
+                note = field.group(2) or " ".join(above)
+                if note:
+                    notes[field.group(1)] = note.strip()
+            above = []
     return notes
 
 
@@ -234,5 +239,8 @@ def describe(name: str | None = None) -> str:
                 default=0) + 3
     lines = [f"{cls.name} — {cls.paper}", "", summary, "", "settings (--set KEY=VALUE):"]
     for f in dataclasses.fields(cls):
-        lines.append(f"  {f'{f.name}={f.default!r}':{width}s} {notes.get(f.name, '')}".rstrip())
+        # a long note wraps under itself, whole: nothing cut off at the terminal's edge
+        lines += textwrap.wrap(notes.get(f.name, ""), width=100,
+                               initial_indent=f"  {f'{f.name}={f.default!r}':{width}s} ",
+                               subsequent_indent=" " * (width + 3)) or [f"  {f.name}={f.default!r}"]
     return "\n".join(lines)

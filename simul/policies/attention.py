@@ -25,10 +25,11 @@ from simul.policies.base import Policy, Read, View, Write
 
 @dataclass
 class _AttentionPolicy(Policy):
-    chunk_ms: float = 1000.0
-    frames: int = 2  # f (AlignAtt) or λ (EDAtt): the last encoder frames considered unstable
-    layer: int = -1  # decoder layer whose source attention is used
-    maxlenratio: float = 0.0
+    chunk_ms: float = 1000.0  # audio read between decisions, ms
+    # f (AlignAtt) or λ (EDAtt), a count of encoder frames: the last ones, considered unstable
+    frames: int = 2
+    layer: int = -1  # a layer index: the decoder layer whose source attention is used (−1: last)
+    maxlenratio: float = 0.0  # length cap × encoder frames (0: ESPnet's default cap)
 
     def __post_init__(self) -> None:
         self.require(self.chunk_ms > 0, "chunk_ms", "> 0")
@@ -72,7 +73,9 @@ class AlignAtt(_AttentionPolicy):
 class EDAtt(_AttentionPolicy):
     name = "edatt"
     paper = "Papi et al. 2023 (ICASSP), beyond the five papers"
-    alpha: float = 0.2  # α: attention mass on the last λ frames that stops emission
+    # α, unitless (a share of a unit's attention, 0–1): the mass on the last λ frames that
+    # stops emission
+    alpha: float = 0.2
 
     def _stable(self, row, n_frames: int) -> bool:
         return float(row[max(n_frames - self.frames, 0):].sum()) < self.alpha

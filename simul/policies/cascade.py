@@ -54,9 +54,10 @@ class CascadeWaitK(Policy):
     name = "cascade"
     paper = "Nguyen et al. 2021, ICASSP — Figure 3 (cascade: streaming ASR + wait-k MT)"
     runs_on = "cascade"
-    k: int = 3  # stable source words before the first target word
-    chunk_ms: float = 250.0  # audio read between decisions
-    stable: str = "la2"  # "la2": words two consecutive transcripts agree on; "all": every word
+    k: int = 3  # stable source words before the first target word, a count
+    chunk_ms: float = 250.0  # audio read between decisions, ms
+    # one of "la2" (words two consecutive transcripts agree on) or "all" (every word)
+    stable: str = "la2"
     maxlenratio: float = 2.0  # the MT's length cap × source units (0: one unit per source unit)
 
     def __post_init__(self) -> None:

@@ -38,8 +38,10 @@ class MonotonicAttention(Policy):
     paper = ("Ma, Pino and Koehn 2020, AACL — §3 (MMA with a pre-decision module); "
              "Ma et al. 2020, ICLR (monotonic multihead attention)")
     needs_decoder = "transformer_mma"
-    trigger: str = ""  # "fixed" (every step_ms), oracle "word" / "phoneme" ends; "": the model's
-    step_ms: float = 0.0  # Δt of the fixed pre-decision; 0: the model's own
+    # one of "fixed" (every step_ms), "word" / "phoneme" (oracle ends) or "" (the model's
+    # own, as it was trained)
+    trigger: str = ""
+    step_ms: float = 0.0  # Δt of the fixed pre-decision, ms; 0: the model's own
     maxlenratio: float = 0.0  # length cap × encoder frames (0: ESPnet's default cap)
 
     def __post_init__(self) -> None:

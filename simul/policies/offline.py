@@ -14,7 +14,7 @@ class Offline(Policy):
 
     name = "offline"
     paper = "reference point of every paper"
-    beam: int = 1
+    beam: int = 1  # beam size, a count (1: greedy)
 
     def __post_init__(self) -> None:
         self.require(self.beam >= 1, "beam", "≥ 1")

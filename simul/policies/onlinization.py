@@ -157,13 +157,19 @@ def whole_words(pieces: Sequence[str], unit_type: str) -> int:
 class Onlinization(Policy):
     name = "onlinization"
     paper = "Polák et al. 2022, IWSLT (CUNI-KIT) — §3.1, §3.3 eqs. (1)–(3), §3.4 initial wait"
-    chunk_ms: float = 500.0  # the paper sweeps 250, 500, 1000, 2000
-    initial_wait_ms: float = 0.0  # length of the first chunk; 0: chunk_ms (§3.4 uses 2000)
-    rule: str = "la"  # "hold" (hold-n), "la" (LA-n) or "sp" (SP-n); the submission used LA-2
+    # audio read between decisions, ms (the paper sweeps 250, 500, 1000, 2000)
+    chunk_ms: float = 500.0
+    initial_wait_ms: float = 0.0  # length of the first chunk, ms; 0: chunk_ms (§3.4 uses 2000)
+    # one of "hold" (hold-n), "la" (LA-n) or "sp" (SP-n); the submission used LA-2
+    rule: str = "la"
+    # n, a count: hold-n withholds the last n units; LA-n and SP-n take the common prefix of
+    # the last n chunks' hypotheses
     n: int = 2
-    beam: int = 5  # not stated in the paper
-    maxlenratio: float = 0.0  # 0: ESPnet's cap, as many units as encoder frames
-    commit: str = "units"  # "units": the stable prefix (paper); "words": its whole words only
+    beam: int = 5  # beam size, a count (not stated in the paper)
+    # length cap × encoder frames (0: ESPnet's cap, as many units as encoder frames)
+    maxlenratio: float = 0.0
+    # one of "units" (the stable prefix, as the paper) or "words" (its whole words only)
+    commit: str = "units"
 
     def __post_init__(self):
         least = 0 if self.rule == "hold" else 1

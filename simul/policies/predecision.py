@@ -62,12 +62,12 @@ _EPS = 1e-6  # ms: float slack when times land exactly on a trigger
 class Predecision(Policy):
     name = "predecision"
     paper = "Ma, Pino and Koehn 2020, AACL — §3.2, eqs. (2)–(3)"
-    trigger: str = "fixed"  # "fixed" (every step_ms) or oracle "word" / "phoneme" ends
-    step_ms: float = 280.0  # Δt of the fixed pre-decision (paper: 120, 200, 280, 360, 440)
-    k: int = 3  # triggers to wait for before the first unit (paper: 1 … 10)
+    trigger: str = "fixed"  # one of "fixed" (every step_ms) or oracle "word" / "phoneme" ends
+    step_ms: float = 280.0  # Δt of the fixed pre-decision, ms (paper: 120, 200, 280, 360, 440)
+    k: int = 3  # triggers to wait for before the first unit, a count (paper: 1 … 10)
     maxlenratio: float = 0.0  # length cap × encoder frames (0: ESPnet's default cap)
-    force_finish: bool = False  # drop </s> predicted while reading and read on
-    reuse_state: bool = True  # keep the decoder state across reads (fairseq's agent)
+    force_finish: bool = False  # a flag: drop </s> predicted while reading and read on
+    reuse_state: bool = True  # a flag: keep the decoder state across reads (fairseq's agent)
 
     def __post_init__(self) -> None:
         self.require(self.trigger in TRIGGERS, "trigger", f"one of {TRIGGERS}")

@@ -32,8 +32,9 @@ class WaitKText(Policy):
     name = "wait_k_text"
     paper = "Ma et al. 2019 wait-k on text, as Han et al. 2020 (IWSLT) Tables 1–5 decode it"
     runs_on = "mt"
-    k: int = 3  # source words read before the first target word
-    avoid_eos_while_reading: bool = True  # the next best unit instead of </s> while reading
+    k: int = 3  # source words read before the first target word, a count
+    # a flag: the next best unit instead of </s> while reading
+    avoid_eos_while_reading: bool = True
     maxlenratio: float = 2.0  # length cap × source units (0: one unit per source unit)
 
     def __post_init__(self) -> None:

@@ -57,12 +57,20 @@ def g_ms(t: int, *, k: int, stride_ms: float, catchup: float,
 class WaitKCatchup(Policy):
     name = "wait_k_catchup"
     paper = "Han et al. 2020, IWSLT (Samsung) — §2.1, g_wait-k,c,s(t)"
-    k: int = 3  # the paper's speech systems: k = 3, 3, 4 for low, medium, high latency
-    stride_ms: float = 300.0  # s; the paper's speech systems: 300, 400, 800
-    catchup: float = 0.0  # c = r − 1; r = 1.0 for English–German in the paper
-    maxlenratio: float = 0.0  # 0: ESPnet's cap, as many units as encoder frames
+    # strides read before the first unit, a count (the paper's speech systems: k = 3, 3, 4
+    # for low, medium, high latency)
+    k: int = 3
+    stride_ms: float = 300.0  # s, ms (the paper's speech systems: 300, 400, 800)
+    # c, unitless: strides skipped per target unit; c = r − 1, r = 1.0 for English–German in
+    # the paper
+    catchup: float = 0.0
+    # length cap × encoder frames (0: ESPnet's cap, as many units as encoder frames)
+    maxlenratio: float = 0.0
+    # a flag: keep each decoder state as it was when its unit was written (wait-k training);
+    # off: re-decode the committed units over the newest encoder states
     reuse_state: bool = True
-    on_eos: str = "read"  # EOS while reading: "read" one more stride, or "stop" there
+    # one of "read" (EOS while reading: read one more stride) or "stop" (end the output there)
+    on_eos: str = "read"
 
     def __post_init__(self):
         self.require(self.k >= 1, "k", "≥ 1")

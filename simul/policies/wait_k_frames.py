@@ -25,9 +25,10 @@ class WaitKFrames(Policy):
     paper = "Nguyen et al. 2021, ICASSP — §2.2, eqs. (1)–(4)"
     k: int = 100  # frames (10 ms) read before the first write: N21's k
     s: int = 10  # frames read per step: N21's stride s
-    n: int = 1  # units written per step at most
+    n: int = 1  # units written per step at most, a count
     maxlenratio: float = 1.0  # length cap × encoder frames, as in the other policies
-    reuse_state: bool = True  # keep the decoder state across steps (eq. 2); off: re-decode
+    # a flag: keep the decoder state across steps (eq. 2); off: re-decode
+    reuse_state: bool = True
 
     def __post_init__(self) -> None:
         self.require(self.k >= 1, "k", "≥ 1 frame")

@@ -176,12 +176,16 @@ def fixed_word_count(read_ms: float, word_ms: float) -> int:
 class WaitKWords(Policy):
     name = "wait_k_words"
     paper = "Papi et al. 2022, Findings of EMNLP — §2.2, §3, Appendix A"
-    k: int = 5  # source words to wait for (paper: 3, 5, 7, 9, 11)
-    detection: str = "adaptive"  # "adaptive" (source CTC) or "fixed" (one word per word_ms)
-    word_ms: float = 360.0  # fixed detection: mean word ms (embedded corpus; paper: 280, MuST-C)
-    chunk_ms: float = 360.0  # audio read between decisions ("every average word duration")
-    force_finish: bool = True  # ignore </s> while reading, read on (App. A)
-    avoid_eos_while_reading: bool = False  # next best unit instead of </s> (App. A); runs away
+    k: int = 5  # source words to wait for, a count (paper: 3, 5, 7, 9, 11)
+    # one of "adaptive" (source CTC) or "fixed" (one word per word_ms)
+    detection: str = "adaptive"
+    # fixed detection: mean word duration, ms (embedded corpus; paper: 280, MuST-C)
+    word_ms: float = 360.0
+    # audio read between decisions, ms ("every average word duration")
+    chunk_ms: float = 360.0
+    force_finish: bool = True  # a flag: ignore </s> while reading, read on (App. A)
+    # a flag: the next best unit instead of </s> (App. A); runs away
+    avoid_eos_while_reading: bool = False
     maxlenratio: float = 0.0  # length cap × encoder frames (0: ESPnet's default cap)
 
     def __post_init__(self) -> None:
