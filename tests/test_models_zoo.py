@@ -434,3 +434,72 @@ def test_staleness_is_per_pair(fake_run, tmp_path, monkeypatch):
     assert not registry.stale("tiny")
     monkeypatch.setattr(build, "PAIR_VERSIONS", {"en-es": 3, "en-de": 3})
     assert registry.stale("tiny")
+
+
+def _models_table() -> dict[str, str]:
+    """docs/reference/models.md's shipped-models table: model name → its paper column, with
+    a row's short names (`_k4_s350` after `conformer_bpe_en-de_k3_s300`) written out."""
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "reference" / "models.md"
+    table = {}
+    for line in page.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not cells[0].startswith("`"):
+            continue
+        names = [n.strip().strip("`") for n in cells[0].split(",")]
+        for name in names:
+            if name.startswith("_"):  # the first name less as many parts as the suffix has
+                stem = names[0].rsplit("_", name.count("_"))[0]
+                name = stem + name
+            table[name] = cells[1]
+    return table
+
+
+def test_every_shipped_model_has_its_papers_as_the_docs_say():
+    from simul.zoo.card import papers
+
+    table = _models_table()
+    assert set(table) == set(registry.shipped())  # the page lists every shipped model
+    for name in registry.shipped():
+        assert papers(name) == table[name], name
+    assert papers("my_own_model") == ""
+
+
+def test_simul_models_has_pair_and_paper_columns(fake_run, tmp_path, monkeypatch, capsys):
+    pack.pack(fake_run[0], "conformer_bpe_en-es_waitk3", pair="en-es", out_root=tmp_path)
+    pack.pack(fake_run[0], "mine", pair="en-pt", out_root=tmp_path)
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr("simul.zoo.card.MODELS_DIR", tmp_path)
+    assert main(["models"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == ["model", "pair", "papers"]
+    rows = [line for line in lines if not line.startswith(" ")][1:]
+    assert rows[0].startswith("conformer_bpe_en-es_waitk3  en-es  P22 §3, H20 Table 6  (")
+    assert rows[1].startswith("mine                        en-pt  –                    (")
+
+
+def _spelled(text: str) -> int:
+    """A number as the docs spell it: 'nineteen', 'forty-one'."""
+    units = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+             "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+    tens = dict(twenty=20, thirty=30, forty=40, fifty=50, sixty=60, seventy=70, eighty=80,
+                ninety=90)
+    parts = text.lower().split("-")
+    if parts[0] in tens:
+        return tens[parts[0]] + (units.index(parts[1]) if len(parts) > 1 else 0)
+    return units.index(parts[0])
+
+
+def test_the_docs_count_the_shipped_models():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "reference" / "models.md").read_text()
+    readme = (root / "README.md").read_text()
+    n = len(registry.shipped())
+    assert _spelled(re.search(r"It ships ([a-z-]+)", page).group(1)) == n
+    assert _spelled(re.search(r"([A-Za-z-]+) models ship in `data/models/`", readme)
+                    .group(1)) == n
+    assert _spelled("nineteen") == 19 and _spelled("forty-one") == 41

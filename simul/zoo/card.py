@@ -270,11 +270,63 @@ def _finish_card(out: Path, info: dict, lines: list[str], about_valid: str,
     return out / "card.md"
 
 
+PAPERS = (
+    ("conformer_bpe_en-de_mma*", "M20 (MMA)"),
+    ("conformer_bpe_en-de_meta_*", "H20 Table 7"),
+    ("conformer_bpe_en-de_k?_s*", "H20 Table 6"),
+    ("conformer_bpe_en-??_waitk?", "P22 §3, H20 Table 6"),
+    ("conformer_bpe_en-??_multipath", "P22 §3"),
+    ("conformer_bpe_en-de", "P22, M20, K22, H20"),
+    ("conformer_bpe_en-es", "P22"),
+    ("transformer_bpe_en-??", "P22 Table 1"),
+    ("blstm_char_en-pt", "N21 Table 2"),
+    ("blstm_char_en-??", "N21 Table 1"),
+    ("blstm_bpe-*_en-pt", "N21 Fig. 2"),
+    ("mt_transformer_bpe_en-de_waitk?", "H20 Table 4"),
+    ("mt_transformer_bpe_en-de_multipath", "N21 Fig. 3, H20 Table 4"),
+    ("mt_transformer_bpe_en-??", "N21 Fig. 3"),
+    ("asr_conformer_bpe_en", "N21 Fig. 3"),
+    ("cascade_en-??*", "N21 Fig. 3"),
+)
+"""The papers each shipped model reproduces (the README's Citing, in short: N21 Nguyen et
+al. 2021, P22 Papi et al. 2022, M20 Ma et al. 2020, K22 Polák et al. 2022, H20 Han et al.
+2020), by name pattern (fnmatch), the first match: what ``simul models`` and
+docs/reference/models.md's table say (tests/test_models_zoo.py checks they agree)."""
+
+
+def papers(name: str) -> str:
+    """The papers a shipped model reproduces (:data:`PAPERS`); "" for a model of none."""
+    import fnmatch
+
+    return next((what for pattern, what in PAPERS if fnmatch.fnmatchcase(name, pattern)), "")
+
+
+def listed_pair(name: str) -> str:
+    """The pair ``simul models`` shows: a model's own (a cascade's MT's; an ASR model hears
+    only the source language), "?" where its metadata does not say."""
+    try:
+        if registry.is_cascade(MODELS_DIR / name):
+            return listed_pair(registry.cascade_parts(MODELS_DIR / name)[1].name)
+        found = registry.pair(name) or "?"
+        return found.split("-")[0] if registry.task(name) == "asr" else found
+    except ValueError:
+        return "?"
+
+
 def main_list() -> int:
-    """``simul models``: :func:`summary_line` of every shipped model."""
+    """``simul models``: every shipped model's name, pair and papers in columns, then its
+    :func:`summary_line` (corpus, offline quality)."""
     names = registry.shipped()
     if not names:
         print("no shipped models yet (data/models/ is empty)")
-    for name in names:
-        print(summary_line(name))
+        return 0
+    rows = [(name, listed_pair(name), papers(name) or "–") for name in names]
+    widths = [max(len(row[c]) for row in [("model", "pair", "papers"), *rows])
+              for c in range(3)]
+    print(f"{'model':<{widths[0]}}  {'pair':<{widths[1]}}  {'papers':<{widths[2]}}  "
+          "offline quality (N21 … H20: the papers of the README's Citing)")
+    for name, pair, paper in rows:
+        line = summary_line(name)
+        print(f"{name:<{widths[0]}}  {pair:<{widths[1]}}  {paper:<{widths[2]}}"
+              f"{line[len(name):]}")
     return 0
