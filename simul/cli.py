@@ -183,7 +183,8 @@ def _models_eval(args: argparse.Namespace) -> int:
     from simul.zoo import evaluation
 
     return evaluation.main_eval(args.name, max_utterances=args.max_utterances,
-                                beams=args.beams, corpus_root=args.corpus)
+                                beams=args.beams, corpus_root=args.corpus, out=args.out,
+                                into_model=args.into_model)
 
 
 def _decode(args: argparse.Namespace) -> int:
@@ -364,14 +365,20 @@ def _model_commands(commands) -> None:
                    help="write DIR/NAME instead (e.g. to look at a run's learning curve "
                         "without shipping it) [data/models]")
     q.set_defaults(func=_models_pack)
-    q = actions.add_parser("eval", help="offline quality → metrics.json and card.md: BLEU "
-                           "(greedy, beam 5) per synthesizer; an ASR model's WER (greedy, "
-                           "beam 5, CTC greedy), an MT model's BLEU on the gold transcripts")
+    q = actions.add_parser("eval", help="offline quality → metrics.json: BLEU (greedy, "
+                           "beam 5) per synthesizer; an ASR model's WER (greedy, beam 5, CTC "
+                           "greedy), an MT model's BLEU on the gold transcripts")
     q.add_argument("name", help="a shipped model, or a directory packed with --out-root")
     _add_max_utterances(q)
     q.add_argument("--beams", type=_positive_int, nargs="+", default=[1, 5], metavar="B",
                    help="beam sizes [1 5]")
     _add_corpus(q)
+    where = q.add_mutually_exclusive_group()
+    where.add_argument("--out", default=None, metavar="DIR",
+                       help="write DIR/metrics.json [runs/eval/NAME]")
+    where.add_argument("--into-model", action="store_true",
+                       help="write the model's own metrics.json and card.md instead (the "
+                            "maintainers' packing flow: what `simul models` and the card show)")
     q.set_defaults(func=_models_eval)
 
 

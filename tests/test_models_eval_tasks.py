@@ -173,7 +173,7 @@ def test_asr_eval_scores_transcripts_against_the_source_text(cascade_dir, corpus
                                                              monkeypatch):
     out = packed(cascade_dir.parent / "asr", "asr_tiny", tmp_path, task="asr")
     assert json.loads((out / "simul.json").read_text())["task"] == "asr"
-    results = evaluation.evaluate(out, corpus_root=corpus, progress=False)
+    results = evaluation.evaluate(out, corpus_root=corpus, progress=False, into_model=True)
     assert json.loads((out / "metrics.json").read_text()) == results
     assert sorted(results) == ["tst-COMMON/beam1", "tst-COMMON/beam5", "tst-COMMON/ctc",
                                "tst-HE/beam1", "tst-HE/beam5", "tst-HE/ctc"]
@@ -245,9 +245,11 @@ def test_asr_eval_scores_transcripts_against_the_source_text(cascade_dir, corpus
 def test_the_asr_eval_cli_prints_the_ctc_wer(cascade_dir, corpus, tmp_path, capsys):
     out = packed(cascade_dir.parent / "asr", "asr_cli", tmp_path, task="asr")
     assert main(["models", "eval", str(out), "--corpus", str(corpus), "--beams", "1",
-                 "--max-utterances", "2"]) == 0
+                 "--max-utterances", "2", "--out", str(tmp_path / "eval")]) == 0
     printed = capsys.readouterr().out
-    results = json.loads((out / "metrics.json").read_text())
+    results = json.loads((tmp_path / "eval" / "metrics.json").read_text())
+    assert not (out / "metrics.json").exists()  # the model's folder is left as it was
+    assert printed.endswith(f"wrote {tmp_path / 'eval' / 'metrics.json'}\n")
     assert sorted(results) == ["tst-COMMON/beam1", "tst-COMMON/ctc", "tst-HE/beam1",
                                "tst-HE/ctc"]
     r = results["tst-HE/ctc"]
@@ -260,7 +262,7 @@ def test_mt_eval_translates_the_gold_transcripts(cascade_dir, corpus, tmp_path, 
     out = packed(cascade_dir.parent / "mt", "mt_tiny", tmp_path, task=None)
     assert json.loads((out / "simul.json").read_text())["task"] == "mt"
     assert main(["models", "eval", str(out), "--corpus", str(corpus), "--beams", "1",
-                 "5"]) == 0
+                 "5", "--into-model"]) == 0
     printed = capsys.readouterr().out
     results = json.loads((out / "metrics.json").read_text())
     assert sorted(results) == ["tst-COMMON/beam1", "tst-COMMON/beam5", "tst-HE/beam1",
@@ -296,7 +298,8 @@ def test_mt_eval_translates_the_gold_transcripts(cascade_dir, corpus, tmp_path, 
 def test_st_eval_is_unchanged(corpus, tmp_path):
     out = packed(make_tiny_model(tmp_path / "st", "rnn"), "st_tiny", tmp_path, task=None)
     assert json.loads((out / "simul.json").read_text())["task"] == "st"
-    results = evaluation.evaluate(out, corpus_root=corpus, beams=(1,), progress=False)
+    results = evaluation.evaluate(out, corpus_root=corpus, beams=(1,), progress=False,
+                                  into_model=True)
     assert sorted(results) == ["tst-COMMON/beam1", "tst-HE/beam1"]
     r = results["tst-COMMON/beam1"]
     assert set(r) == {"bleu", "chrf", "n", "signature", "length_ratio", "by_engine",

@@ -382,16 +382,25 @@ def test_a_run_can_start_from_a_model_as_git_held_it(tmp_path, monkeypatch):
 
 
 @pytest.mark.corpus
-def test_eval_of_a_model_packed_outside_the_shipped_ones(fake_run, tmp_path):
-    # a snapshot packed with --out-root is scored in place: the shipped models are untouched
+def test_eval_of_a_model_packed_outside_the_shipped_ones(fake_run, tmp_path, monkeypatch):
+    # a snapshot packed with --out-root: its results go to runs/eval/NAME, and into the
+    # model's own folder (metrics.json, card) only with --into-model; the shipped models are
+    # untouched either way
     before = {n: registry.metrics(n) for n in registry.shipped()}
     out = pack.pack(fake_run[0], "probe", pair="en-es", n_average=1, out_root=tmp_path)
+    card = (out / "card.md").read_text()
+    monkeypatch.chdir(tmp_path)
     assert main(["models", "eval", str(out), "--max-utterances", "2", "--beams", "1"]) == 0
-    m = json.loads((out / "metrics.json").read_text())
+    m = json.loads((tmp_path / "runs" / "eval" / "probe" / "metrics.json").read_text())
+    assert not (out / "metrics.json").exists() and (out / "card.md").read_text() == card
     assert sorted(m) == ["tst-COMMON/beam1", "tst-HE/beam1"]
     assert all(r["n"] == 2 and sum(v["n"] for v in r["by_engine"].values()) == 2
                for r in m.values())
+    assert main(["models", "eval", str(out), "--max-utterances", "2", "--beams", "1",
+                 "--into-model"]) == 0
+    assert json.loads((out / "metrics.json").read_text()) == m
     assert "| tst-HE | greedy |" in (out / "card.md").read_text()
+    assert "simul models eval probe --into-model" in (out / "card.md").read_text()
     assert {n: registry.metrics(n) for n in registry.shipped()} == before
     with pytest.raises(ValueError, match="not a shipped model"):
         evaluation.evaluate(tmp_path / "nothing")

@@ -33,7 +33,7 @@ def summary_line(name: str) -> str:
     head += ": stale, retrain on the current corpus)" if registry.stale(name) else ")"
     m = registry.metrics(name)
     if not m:
-        return head + "  not evaluated (simul models eval NAME)"
+        return head + "  not evaluated (simul models eval NAME --into-model)"
     score, what = ("wer", "WER ") if task == "asr" else ("bleu", "")
     rows = {}
     for key, r in m.items():
@@ -214,7 +214,7 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
              "", "Made by:", "", "```", info.get("command") or f"simul train {name}",
              f"simul models pack RUN/exp {name} --pair {info['pair']} "
              f"--average {len(info['averaged'])}",
-             f"simul models eval {name}", "```", ""]
+             f"simul models eval {name} --into-model", "```", ""]
     results = registry.metrics(out)
     if task == "asr":
         return _finish_card(out, info, lines + _asr_table(results),

@@ -1,6 +1,8 @@
 """Offline quality of a model on the test splits (``simul models eval``): BLEU and chrF
 (ST; MT of the gold transcripts) or WER (ASR), overall and per synthesizer, greedy and beam;
-written to the model's ``metrics.json`` and card.
+written to ``metrics.json`` in an output folder (:data:`DEFAULT_OUT`/NAME by default), or,
+in the maintainers' packing flow (``--into-model``), to the model's own ``metrics.json`` and
+card, which ``simul models`` and the docs read.
 """
 
 from __future__ import annotations
@@ -13,6 +15,10 @@ from simul.models import registry
 from simul.models.cascade import SpeechASR, TextMT
 from simul.models.loader import load
 from simul.zoo.card import write_card
+
+DEFAULT_OUT = Path("runs") / "eval"
+"""Where ``simul models eval`` writes a model's ``metrics.json`` (``runs/eval/NAME``,
+relative to the working directory) unless told ``--out`` or ``--into-model``."""
 
 
 def offline_summary(predictions: list[str], references: list[str],
@@ -67,10 +73,13 @@ def asr_summary(predictions: list[str], references: list[str], engines: list[str
 
 def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
              max_utterances: int | None = None, progress: bool = True,
-             corpus_root=None) -> dict:
+             corpus_root=None, out: str | Path | None = None,
+             into_model: bool = False) -> dict:
     """Offline quality of a shipped model, or of a model packed elsewhere (a directory with
     ``simul.json``, e.g. a snapshot packed with ``--out-root`` to compare training runs):
-    greedy and beam, written to the model's metrics.json and card. By the model's task
+    greedy and beam, written to ``out``/metrics.json (``out`` by default
+    :data:`DEFAULT_OUT`/NAME); ``into_model``: to the model's own metrics.json and card
+    instead (what a shipped model's card and ``simul models`` show). By the model's task
     (:func:`simul.models.registry.task`): an ST model's translations of the speech
     (:func:`offline_summary`), an ASR model's transcripts of it against the English source
     text (:func:`asr_summary`): its attention decoder's (``SPLIT/beamN``) and its CTC's
@@ -80,20 +89,26 @@ def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
     segment). ``corpus_root``: the mini corpus by default."""
     from simul.corpus import DEFAULT_ROOT, stats
 
-    out = registry.resolve(name)
-    if not (out / registry.INFO_FILE).is_file():
-        raise ValueError(f"{out}: not a packed model (no {registry.INFO_FILE}); pack a "
+    if into_model and out is not None:
+        raise ValueError("--out and --into-model: the results go to one place (the model's "
+                         "own folder, or DIR)")
+    model_dir = registry.resolve(name)
+    if not (model_dir / registry.INFO_FILE).is_file():
+        raise ValueError(f"{model_dir}: not a packed model (no {registry.INFO_FILE}); pack a "
                          "training run first (simul models pack)")
-    task = registry.task(out)
-    model = {"st": load, "asr": SpeechASR.from_dir, "mt": TextMT.from_dir}[task](out)
+    target = model_dir if into_model else Path(out or DEFAULT_OUT / model_dir.name)
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"--out {target}: not a folder")
+    task = registry.task(model_dir)
+    model = {"st": load, "asr": SpeechASR.from_dir, "mt": TextMT.from_dir}[task](model_dir)
     if getattr(model, "greedy_only", False):  # an MMA model: its heads decide, no beam
         beams = (1,)
-    pair = registry.pair(out)
+    pair = registry.pair(model_dir)
     root = corpus_root or DEFAULT_ROOT
     results = {}
     for split in splits:
         engines = stats.engines(root, pair, split)
-        where = {"model_name": out.name, "pair": pair, "split": split, "corpus_root": root,
+        where = {"model_name": model_dir.name, "pair": pair, "split": split, "corpus_root": root,
                  "max_utterances": max_utterances, "progress": progress}
         for beam in beams:
             kw = {**where, "beam": beam}
@@ -120,8 +135,12 @@ def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
                 **asr_summary([t.prediction for t in done], [t.reference for t in done],
                               [engines[t.index] for t in done]),
                 "ms_per_utterance": round(sum(timed) / max(len(timed), 1), 1)}
-    (out / "metrics.json").write_text(json.dumps(results, indent=1) + "\n")
-    write_card(out.name, root=out.parent)
+    target.mkdir(parents=True, exist_ok=True)
+    tmp = target / ".metrics.json.tmp"
+    tmp.write_text(json.dumps(results, indent=1) + "\n")
+    tmp.replace(target / "metrics.json")  # whole or not at all
+    if into_model:
+        write_card(model_dir.name, root=model_dir.parent)
     return results
 
 
@@ -144,10 +163,15 @@ def report_line(name: str, key: str, r: dict) -> str:
 
 
 def main_eval(name: str | Path, *, max_utterances: int | None = None, beams=(1, 5),
-              corpus_root=None) -> int:
-    """``simul models eval``: :func:`evaluate`, a line per split and decoding."""
+              corpus_root=None, out: str | Path | None = None, into_model: bool = False) -> int:
+    """``simul models eval``: :func:`evaluate`, a line per split and decoding, then where the
+    results went."""
     results = evaluate(name, max_utterances=max_utterances, beams=tuple(beams),
-                       corpus_root=corpus_root)
+                       corpus_root=corpus_root, out=out, into_model=into_model)
     for key, r in results.items():
         print(report_line(str(name), key, r))
+    model_dir = registry.resolve(name)
+    where = (f"{model_dir}/metrics.json and card.md" if into_model else
+             f"{Path(out or DEFAULT_OUT / model_dir.name) / 'metrics.json'}")
+    print(f"wrote {where}")
     return 0
