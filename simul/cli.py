@@ -134,7 +134,8 @@ def _corpus_build(args: argparse.Namespace) -> int:
 def _corpus_info(args: argparse.Namespace) -> int:
     from simul.corpus import stats
 
-    return stats.main_info(args.root, split=args.split, reorder=not args.no_reordering)
+    return stats.main_info(args.root, split=args.split, reorder=not args.no_reordering,
+                           progress=not args.quiet)
 
 
 def _corpus_verify(args: argparse.Namespace) -> int:
@@ -293,6 +294,7 @@ def _corpus_commands(commands) -> None:
     p.add_argument("--no-reordering", action="store_true",
                    help="skip the reordering figures (they fit eflomal where a pair has no "
                         "gold links, once per corpus: cached)")
+    _add_quiet(p)
     p.set_defaults(func=_corpus_info)
 
     p = actions.add_parser("verify", help="check every file against manifest.json")

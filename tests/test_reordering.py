@@ -240,3 +240,12 @@ def test_the_cache_key_of_a_built_corpus_comes_from_its_manifest(fake_corpus):
     texts[0].write_text(texts[0].read_text().upper())  # changed texts: another key
     manifest.write(fake_corpus, {})
     assert reordering._corpus_checksum(fake_corpus, texts) != key
+
+
+def test_info_shows_its_progress_on_stderr(fake_corpus, capsys):
+    assert cli.main(["corpus", "info", "--corpus", str(fake_corpus)]) == 0
+    captured = capsys.readouterr()
+    assert "reading the splits" in captured.err and "aligning dev" in captured.err
+    assert "reading the splits" not in captured.out  # the tables alone on stdout
+    assert cli.main(["corpus", "info", "--corpus", str(fake_corpus), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

@@ -64,43 +64,55 @@ def pairs_on_disk(root: str | Path) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def _progress(items: list, desc: str, show: bool):
+    """``items`` with a tqdm bar on stderr (what a command reads for seconds), or as they are."""
+    if not show:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc=desc, unit="split", leave=False)
+
+
 def info(root: str | Path, pairs: tuple[str, ...] | None = None,
-         splits: tuple[str, ...] = SPLITS) -> pd.DataFrame:
-    """One row per (pair, split) present under ``root``; ``pairs``: those on disk."""
+         splits: tuple[str, ...] = SPLITS, progress: bool = False) -> pd.DataFrame:
+    """One row per (pair, split) present under ``root``; ``pairs``: those on disk.
+    ``progress``: a bar on stderr, a step per split read."""
     check_built(root)
     if pairs is None:
         pairs = pairs_on_disk(root)
-    rows = []
+    present = []
     for pair in pairs:
         for split in splits:
             try:
-                split_dir = find_split_dir(root, pair, split)
+                present.append((pair, split, find_split_dir(root, pair, split)))
             except ValueError:
                 continue
-            segs = list(load(root, pair, split, with_audio=False))
-            durations = pd.Series([s.duration_ms / 1000 for s in segs])
-            entries = _yaml(split_dir, split)
-            voices = {e["voice"] for e in entries if "voice" in e}
-            engines = pd.Series([e.get("engine", "") for e in entries])
-            n_sent = pd.Series([sentences(s.source) for s in segs])
-            rows.append({
-                "pair": pair, "split": split, "segments": len(segs),
-                "hours": round(durations.sum() / 3600, 2),
-                "mean_s": round(durations.mean(), 2), "max_s": round(durations.max(), 2),
-                "src_words": sum(len(s.source.split()) for s in segs),
-                "src_vocab": len(vocabulary(s.source for s in segs)),
-                "tgt_vocab": len(vocabulary(s.target for s in segs)),
-                "speakers": len({s.speaker_id for s in segs}),
-                "voices": len(voices) if voices else None,
-                # share of the audio spoken by festival (the rest: espeak-ng); None for MuST-C
-                "festival_%": (round(100 * durations[engines == "festival"].sum()
-                                     / durations.sum(), 1) if engines.any() else None),
-                "1_sent": int((n_sent == 1).sum()), "2_sent": int((n_sent == 2).sum()),
-                "3+_sent": int((n_sent >= 3).sum()),
-                "sent/seg": round(n_sent.mean(), 2),
-                "inner_punct_%": round(100 * sum(inner_punctuation(s.target) for s in segs)
-                                       / len(segs), 1),
-            })
+    rows = []
+    for pair, split, split_dir in _progress(present, "reading the splits", progress):
+        segs = list(load(root, pair, split, with_audio=False))
+        durations = pd.Series([s.duration_ms / 1000 for s in segs])
+        entries = _yaml(split_dir, split)
+        voices = {e["voice"] for e in entries if "voice" in e}
+        engines = pd.Series([e.get("engine", "") for e in entries])
+        n_sent = pd.Series([sentences(s.source) for s in segs])
+        rows.append({
+            "pair": pair, "split": split, "segments": len(segs),
+            "hours": round(durations.sum() / 3600, 2),
+            "mean_s": round(durations.mean(), 2), "max_s": round(durations.max(), 2),
+            "src_words": sum(len(s.source.split()) for s in segs),
+            "src_vocab": len(vocabulary(s.source for s in segs)),
+            "tgt_vocab": len(vocabulary(s.target for s in segs)),
+            "speakers": len({s.speaker_id for s in segs}),
+            "voices": len(voices) if voices else None,
+            # share of the audio spoken by festival (the rest: espeak-ng); None for MuST-C
+            "festival_%": (round(100 * durations[engines == "festival"].sum()
+                                 / durations.sum(), 1) if engines.any() else None),
+            "1_sent": int((n_sent == 1).sum()), "2_sent": int((n_sent == 2).sum()),
+            "3+_sent": int((n_sent >= 3).sum()),
+            "sent/seg": round(n_sent.mean(), 2),
+            "inner_punct_%": round(100 * sum(inner_punctuation(s.target) for s in segs)
+                                   / len(segs), 1),
+        })
     if not rows:
         raise FileNotFoundError(f"{root}: no split of {pairs} found")
     return pd.DataFrame(rows)
@@ -108,19 +120,23 @@ def info(root: str | Path, pairs: tuple[str, ...] | None = None,
 
 # --------------------------------------------------------------------------- reordering
 def reordering(root: str | Path, pairs: tuple[str, ...] | None = None,
-               split: str = "dev") -> tuple[pd.DataFrame, dict]:
+               split: str = "dev", progress: bool = False) -> tuple[pd.DataFrame, dict]:
     """One row per pair with ``split``: its pooled crossing share and mean wait (see
     :mod:`simul.corpus.reordering`) and the alignment they use; and the pairs' links
-    (:class:`~simul.corpus.reordering.SplitLinks`) by pair."""
+    (:class:`~simul.corpus.reordering.SplitLinks`) by pair. ``progress``: a bar on stderr,
+    a step per pair (an eflomal fit, the first time, takes a while)."""
     from simul.corpus import reordering as r
 
     check_built(root)
     rows, by_pair = [], {}
+    present = []
     for pair in pairs_on_disk(root) if pairs is None else pairs:
         try:
             find_split_dir(root, pair, split)
         except ValueError:
             continue
+        present.append(pair)
+    for pair in _progress(present, f"aligning {split}", progress):
         links = r.corpus_links(root, pair, split)
         fig = links.figures()
         by_pair[pair] = links
@@ -165,16 +181,17 @@ def samples(targets: list[str], n: int = 15, n_clause: int = 5) -> list[tuple[in
     return [(i, True) for i in clause] + [(i, False) for i in others]
 
 
-def main_info(root: str | Path, split: str = "dev", reorder: bool = True) -> int:
+def main_info(root: str | Path, split: str = "dev", reorder: bool = True,
+              progress: bool = True) -> int:
     """``simul corpus info``: :func:`info` as a table; then, unless ``reorder`` is False,
     :func:`reordering` of ``split`` and sample segments with their alignment for every
-    pair with gold links."""
+    pair with gold links. ``progress``: bars on stderr while it reads and aligns."""
     from simul.corpus import reordering as r
 
-    print(info(root).to_string(index=False))
+    print(info(root, progress=progress).to_string(index=False), flush=True)
     if not reorder:
         return 0
-    table, by_pair = reordering(root, split=split)
+    table, by_pair = reordering(root, split=split, progress=progress)
     print(f"\nreordering of {split} (crossing_%: links that cross another link, of all links;\n"
           "mean_wait: source words past the diagonal to hear before writing a target word, mean\n"
           "over aligned target words; eflomal: the intersection of its forward and reverse links)")
