@@ -202,6 +202,13 @@ def _stream(args: argparse.Namespace) -> int:
     from simul import live
     from simul.policies import parse_settings
 
+    if args.text is not None or args.text_file is not None:  # a text MT model on typed text
+        from simul.text import main_stream_text
+
+        return main_stream_text(model=args.model, policy=args.policy,
+                                settings=parse_settings(args.set), text=args.text,
+                                text_file=args.text_file)
+
     return live.main_stream(
         model=args.model, policy=args.policy, settings=parse_settings(args.set),
         source=live.open_source(wav=args.wav, segment=args.segment, mic=args.mic,
@@ -421,6 +428,12 @@ def _decoding_commands(commands) -> None:
                         help="the microphone, until Ctrl-C (needs pip install 'simul[live]'); "
                         "the models have heard two synthesizers at the corpus' level only: "
                         "other voices translate worse")
+    source.add_argument("--text", metavar="SENTENCE",
+                        help="text a word at a time, for a text MT model and a policy that "
+                        "runs on text, e.g. --model mt_transformer_bpe_en-de --policy "
+                        "wait_k_text")
+    source.add_argument("--text-file", metavar="FILE",
+                        help="as --text, a sentence a line, each its own stream")
     p.add_argument("--start", type=float, default=None, metavar="S",
                    help="--wav: start S seconds in [0]")
     p.add_argument("--duration", type=float, default=None, metavar="S",

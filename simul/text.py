@@ -17,18 +17,24 @@ scores them in source words, as SimulEval does (ATD with word tokens, no computa
 forms). :func:`delays_at_word_ends` puts a text record's delays on the audio's clock, each
 source word arriving when it ends in the segment's speech (its oracle alignment), so text and
 speech decodes of the same segments compare in ms.
+
+:func:`translate_text` translates a sentence of one's own as it arrives, a word at a time,
+and :func:`main_stream_text` is ``simul stream --text "…"`` (or ``--text-file F``, a
+sentence a line).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from simul.corpus import Segment
 from simul.policies.base import Policy
 from simul.records import Record
-from simul.session import Session, StreamError, Update
+from simul.session import Session, StreamError, Update, Word
 
-__all__ = ["TextSession", "delays_at_word_ends", "simulate_text", "source_words"]
+__all__ = ["TextSession", "delays_at_word_ends", "main_stream_text", "simulate_text",
+           "source_words", "translate_text"]
 
 
 def source_words(segment: Segment) -> list[str]:
@@ -121,3 +127,83 @@ def delays_at_word_ends(record: Record, segment: Segment) -> list[float]:
                          f"{record.source_length:g}")
     return [ends[int(d) - 1] for d in record.delays]
 
+
+
+def translate_text(model, policy: Policy, sentence: str, *,
+                   on_word: Callable[[Word], None] | None = None) -> Record:
+    """Translate ``sentence`` with ``policy`` on the text MT ``model``, its words pushed one
+    at a time as a text stream sends them; ``on_word`` gets each target word as it is
+    written (its ``delay_ms``: the source words read by then). The record counts source
+    words (its ``source_length``: the sentence's words)."""
+    words = sentence.split()
+    if not words:
+        raise ValueError("an empty sentence: nothing to translate")
+    session = TextSession(model, policy)
+    for k, word in enumerate(words):
+        update = session.push([word], last=k == len(words) - 1)
+        for written in update.words:
+            if on_word is not None:
+                on_word(written)
+    return session.record(source=[sentence], source_text=sentence)
+
+
+def _sentences(text: str | None, text_file: str | Path | None) -> tuple[str, list[str]]:
+    """What ``--text`` or ``--text-file`` holds: its name and its non-empty lines."""
+    if text_file is not None:
+        path = Path(text_file)
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as e:
+            raise ValueError(f"--text-file {path}: cannot read it ({e})") from e
+        where = f"--text-file {path}"
+    else:
+        lines, where = (text or "").splitlines(), "--text"
+    sentences = [" ".join(line.split()) for line in lines if line.strip()]
+    if not sentences:
+        raise ValueError(f"{where}: no source words (a sentence a line)")
+    return where, sentences
+
+
+def main_stream_text(*, model: str, policy: str, settings: dict[str, str],
+                     text: str | None = None, text_file: str | Path | None = None,
+                     out=None, err=None) -> int:
+    """``simul stream --text "…"`` (or ``--text-file F``: a sentence a line, each its own
+    stream): a text MT model translates the sentence as its words arrive; each target word is
+    printed as it is written, after the number of source words read by then, then the whole
+    translation. Refused in one line, before the model loads: an empty text, a speech model,
+    a policy that does not run on text."""
+    import sys
+
+    from simul.models import loader, registry
+    from simul.policies import make
+
+    out, err = out or sys.stdout, err or sys.stderr
+    where, sentences = _sentences(text, text_file)
+    the_policy = make(policy, settings)  # bad settings fail before the model loads
+    if the_policy.runs_on != "mt":
+        raise ValueError(f"{where}: policy {the_policy.name!r} runs on speech; text input "
+                         "takes a policy that runs on text (wait_k_text: simul policies "
+                         "wait_k_text)")
+    directory = registry.resolve(model)
+    kind = ("a cascade" if registry.is_cascade(directory) else
+            f"task {registry.task(directory)!r}")
+    if kind != "task 'mt'":
+        raise ValueError(f"{where}: model {model!r} is {kind}, not a text MT model (e.g. "
+                         "mt_transformer_bpe_en-de; simul models lists them)")
+    mt = loader.load(model)
+    setting = ", ".join(f"{k}={v}" for k, v in the_policy.settings().items())
+    print(f"streaming {where} ({len(sentences)} sentence{'s' * (len(sentences) > 1)}, a word "
+          f"at a time) — {model}, {the_policy.name}({setting}); each word after the source "
+          "words read when it was written", file=err, flush=True)
+    for k, sentence in enumerate(sentences):
+        if k:
+            print(file=out)
+        if len(sentences) > 1:
+            print(f"source:      {sentence}", file=out, flush=True)
+        record = translate_text(mt, the_policy, sentence,
+                                on_word=lambda w: print(f"{w.delay_ms:4.0f}  {w.text}",
+                                                        file=out, flush=True))
+        print(f"translation: {record.prediction}", file=out)
+        print(f"{len(record.delays)} words from {record.source_length:g} source words",
+              file=out, flush=True)
+    return 0

@@ -189,3 +189,82 @@ def test_delays_at_word_ends_by_hand():
     assert delays_at_word_ends(rec, seg) == [1390.0, 2120.0, 2120.0]
     with pytest.raises(ValueError, match="already in ms"):
         delays_at_word_ends(dataclasses.replace(rec, source_type="speech"), seg)
+
+
+# ------------------------------------------------------------------ simul stream --text
+
+
+@pytest.fixture(scope="module")
+def tiny_mt_dir(tmp_path_factory):
+    return make_tiny_task_model(tmp_path_factory.mktemp("mt_cli") / "mt", "mt",
+                                tiny_mt_config(CASCADE_CHARS), seed=3)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_translate_text_is_the_text_session(tiny_mt, k):
+    """A word at a time, as a user's text streams: the record of the whole source pushed at
+    once (the same by the chunking invariance above), each word handed over as written."""
+    from simul.text import translate_text
+
+    for source in SOURCES:
+        seen = []
+        rec = translate_text(tiny_mt, make("wait_k_text", {"k": str(k)}), source,
+                             on_word=seen.append)
+        whole = simulate_text(tiny_mt, make("wait_k_text", {"k": str(k)}), _segment(source))
+        assert (rec.prediction, rec.delays) == (whole.prediction, whole.delays)
+        assert [(w.text, w.delay_ms) for w in seen] == list(zip(rec.prediction.split(),
+                                                                rec.delays, strict=True))
+
+
+def test_simul_stream_text_prints_each_word_after_the_words_read(tiny_mt, tiny_mt_dir,
+                                                                 tmp_path, capsys):
+    from simul import cli
+
+    argv = ["stream", "--model", str(tiny_mt_dir), "--policy", "wait_k_text", "--set", "k=2"]
+    assert cli.main([*argv, "--text", "hgf edc ba ab cd ef gh"]) == 0
+    captured = capsys.readouterr()
+    whole = simulate_text(tiny_mt, make("wait_k_text", {"k": "2"}),
+                          _segment("hgf edc ba ab cd ef gh"))
+    lines = captured.out.splitlines()
+    assert lines[:-2] == [f"{d:4.0f}  {w}" for d, w in zip(whole.delays,
+                                                            whole.prediction.split(),
+                                                            strict=True)]
+    assert lines[-2:] == [f"translation: {whole.prediction}",
+                          f"{len(whole.delays)} words from 7 source words"]
+    assert "wait_k_text(k=2" in captured.err
+    # a file: a sentence a line (blank lines skipped), each its own stream
+    (tmp_path / "src.txt").write_text("abc de fgh\n\na b c d e f g h\n")
+    assert cli.main([*argv, "--text-file", str(tmp_path / "src.txt")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("source:      ") == 2 and out.count("translation: ") == 2
+    second = simulate_text(tiny_mt, make("wait_k_text", {"k": "2"}), _segment("a b c d e f g h"))
+    assert out.splitlines()[-2] == f"translation: {second.prediction}"
+
+
+@pytest.mark.parametrize(("extra", "fragment"), [
+    (["--policy", "wait_k_words", "--text", "a b"],
+     "--text: policy 'wait_k_words' runs on speech; text input takes a policy that runs on "
+     "text"),
+    (["--policy", "wait_k_text", "--text", "  "], "--text: no source words"),
+    (["--policy", "wait_k_text", "--text-file", "/nonexistent/src.txt"],
+     "--text-file /nonexistent/src.txt: cannot read it"),
+])
+def test_simul_stream_text_refuses_in_one_line(tiny_mt_dir, capsys, extra, fragment):
+    from simul import cli
+
+    assert cli.main(["stream", "--model", str(tiny_mt_dir), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err, err
+
+
+def test_simul_stream_text_refuses_a_speech_model(cascade_dir, capsys):
+    from simul import cli
+
+    asr = cascade_dir.parent / "asr"
+    assert cli.main(["stream", "--model", str(asr), "--policy", "wait_k_text",
+                     "--text", "a b"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is task 'asr', not a text MT model" in err, err
+    assert cli.main(["stream", "--model", str(cascade_dir), "--policy", "wait_k_text",
+                     "--text", "a b"]) == 2
+    assert "is a cascade, not a text MT model" in capsys.readouterr().err
