@@ -80,11 +80,19 @@ bench: setup corpus
 	$(PY) benchmarks/sweep.py $(if $(QUICK),--quick)
 
 # The documentation site in site/: mkdocs --strict (a broken link or a missing API object
-# fails); the notebooks as pages, their executed copies where make reproduce left them
-# (docs/hooks.py), nothing executed.
+# fails); the notebooks as pages with their outputs (docs/hooks.py): a full run's executed
+# copies where make reproduce left them, else a quick run's, which this target makes first
+# for the notebooks that have none (into notebooks/quick/); each page says which.
 docs: venv
+	@missing="$$($(PY) docs/hooks.py missing)"; \
+	if [ -n "$$missing" ]; then \
+	  echo "docs: no executed copy of: $$missing (make reproduce writes them); running them in quick mode into notebooks/quick/"; \
+	  $(MAKE) corpus && \
+	  $(SIMUL) reproduce --quick --only $$missing --executed notebooks/quick \
+	    --figures notebooks/quick/figures || exit 1; \
+	fi
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) $(CORPUS) notebooks/executed figures/*/ site docs/notebooks docs/guide.md \
+	rm -rf $(VENV) $(CORPUS) notebooks/executed notebooks/quick figures/*/ site docs/notebooks docs/guide.md \
 		docs/changelog.md
