@@ -119,6 +119,8 @@ def with_note(notebook: bytes, kind: str) -> bytes:
     text = NOTES[kind].format(date=date[:10])
     cell = {"cell_type": "markdown", "metadata": {"tags": ["simul-docs-note"]},
             "source": [f"> {text}"]}
+    if any("id" in c for c in nb["cells"]):  # nbformat 4.5: every cell has an id
+        cell["id"] = "simul-docs-note"
     nb["cells"] = nb["cells"][:1] + [cell] + nb["cells"][1:]
     return (json.dumps(nb, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 

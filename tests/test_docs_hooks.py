@@ -100,3 +100,21 @@ def test_make_docs_runs_the_missing_notebooks_quick_where_the_hook_looks(hooks):
     run = subprocess.run([sys.executable, str(ROOT / "docs" / "hooks.py"), "missing"],
                          capture_output=True, text=True, check=True)
     assert run.stdout.split() == hooks.missing(ROOT)
+
+
+def test_the_site_keeps_names_whole_in_tables():
+    """The site's stylesheet (mkdocs.yml's extra_css) stops Material's break-anywhere in
+    table cells and their code: "wait_k_frames", not "wait_k_fram es"."""
+    import re
+
+    import yaml
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text().split("\nnav:")[0])
+    (sheet,) = config["extra_css"]
+    css = re.sub(r"/\*.*?\*/", "", (ROOT / "docs" / sheet).read_text(), flags=re.S)
+    rules = {" ".join(selector.split()): dict(
+        (k.strip(), v.strip()) for k, v in (d.split(":") for d in body.split(";") if d.strip()))
+        for selector, body in re.findall(r"([^{}]+)\{([^}]*)\}", css)}
+    cells = rules[".md-typeset table td, .md-typeset table th"]
+    assert cells["overflow-wrap"] == "normal" and cells["word-break"] == "normal"
+    assert rules[".md-typeset table code"]["word-break"] == "normal"
