@@ -402,3 +402,41 @@ def test_claims_of_one_pair_of_several_carry_the_pair():
                           "P22-conformer-simul@en-de", "P22-CA@en-de"}
     assert found["P22-adaptive@en-de"].text.startswith("en-de: adaptive word detection")
     assert p22.panel(0, "en-de") == "(a) en-de" and p22.panel(1, "en-es") == "(b) en-es"
+
+
+def test_the_notebook_silences_the_runaway_warning_it_asks_for(monkeypatch):
+    """P22's A.2 setting runs away on purpose: silence_runaway_warning quiets its warning in
+    this process and in processes started afterwards (the sweep workers), where it is
+    otherwise given once per process; the notebook calls it before its runs."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import warnings
+    from pathlib import Path
+
+    from simul.policies import make, word_detection
+
+    runaway = {"detection": "fixed", "avoid_eos_while_reading": "true"}
+    code = ("from simul.policies import make; "
+            f"make('wait_k_words', {runaway!r})")
+    root = Path(__file__).resolve().parents[1]
+
+    def worker_stderr() -> str:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              cwd=root, check=True).stderr
+
+    monkeypatch.delenv("PYTHONWARNINGS", raising=False)
+    assert "RunawaySettingWarning" in worker_stderr()  # what a worker prints unsilenced
+    monkeypatch.setattr(word_detection, "_WARNED", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        p22.silence_runaway_warning()
+        make("wait_k_words", runaway)
+    assert not [w for w in caught if w.category is word_detection.RunawaySettingWarning]
+    assert worker_stderr() == ""
+    p22.silence_runaway_warning()  # twice: one entry
+    assert os.environ["PYTHONWARNINGS"] == p22.RUNAWAY_FILTER
+    cells = json.loads((root / "notebooks" / "papi2022.ipynb").read_text())["cells"]
+    runs = next(i for i, c in enumerate(cells) if "nb.sweep(" in "".join(c["source"]))
+    assert "p22.silence_runaway_warning()" in "".join(cells[runs]["source"])

@@ -77,6 +77,28 @@ def fixed_avoid_eos(model: str) -> bool:
     return encoder_type(model) != "transformer"
 
 
+RUNAWAY_FILTER = "ignore:wait_k_words"
+"""The ``PYTHONWARNINGS`` entry that silences wait_k_words' runaway warning in a new
+process (its message begins with the policy's name)."""
+
+
+def silence_runaway_warning() -> None:
+    """Silence :class:`~simul.policies.word_detection.RunawaySettingWarning` in this process
+    and in the sweep workers it starts afterwards (they inherit ``PYTHONWARNINGS``). The
+    notebook decodes P22's own A.2 setting (avoid_eos_while_reading on), which runs away on
+    this corpus, on purpose: the figures measure it, and the warning, given once per
+    process, would repeat under the runs for every worker."""
+    import os
+    import warnings
+
+    from simul.policies.word_detection import RunawaySettingWarning
+
+    warnings.filterwarnings("ignore", category=RunawaySettingWarning)
+    given = [w for w in os.environ.get("PYTHONWARNINGS", "").split(",") if w]
+    if RUNAWAY_FILTER not in given:
+        os.environ["PYTHONWARNINGS"] = ",".join([*given, RUNAWAY_FILTER])
+
+
 def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=KS,
          corpus=None, max_utterances=None, avoid_eos_fixed: bool | None = None) -> dict:
     """A sweep spec for one model: wait-k over words for every k in ``ks`` with fixed
