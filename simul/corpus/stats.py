@@ -64,13 +64,13 @@ def pairs_on_disk(root: str | Path) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def _progress(items: list, desc: str, show: bool):
+def _progress(items: list, desc: str, unit: str, show: bool):
     """``items`` with a tqdm bar on stderr (what a command reads for seconds), or as they are."""
     if not show:
         return items
     from tqdm import tqdm
 
-    return tqdm(items, desc=desc, unit="split", leave=False)
+    return tqdm(items, desc=desc, unit=unit, leave=False)
 
 
 def info(root: str | Path, pairs: tuple[str, ...] | None = None,
@@ -88,7 +88,7 @@ def info(root: str | Path, pairs: tuple[str, ...] | None = None,
             except ValueError:
                 continue
     rows = []
-    for pair, split, split_dir in _progress(present, "reading the splits", progress):
+    for pair, split, split_dir in _progress(present, "reading the splits", "split", progress):
         segs = list(load(root, pair, split, with_audio=False))
         durations = pd.Series([s.duration_ms / 1000 for s in segs])
         entries = _yaml(split_dir, split)
@@ -136,7 +136,7 @@ def reordering(root: str | Path, pairs: tuple[str, ...] | None = None,
         except ValueError:
             continue
         present.append(pair)
-    for pair in _progress(present, f"aligning {split}", progress):
+    for pair in _progress(present, f"aligning {split}", "pair", progress):
         links = r.corpus_links(root, pair, split)
         fig = links.figures()
         by_pair[pair] = links
