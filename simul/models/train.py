@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 
 from simul.corpus import DEFAULT_ROOT
-from simul.models import parent, prepare, registry
+from simul.models import augment, parent, prepare, registry
 
 RECIPES = Path(__file__).with_name("recipes")
 DEFAULT_RUNS = Path(os.environ.get("SIMUL_RUNS", Path.home() / ".cache" / "simul" / "runs"))
@@ -252,7 +252,8 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
     ``overrides`` (see :func:`apply_overrides`) change the recipe for this run; the recipe
     as run is kept in ``WORKDIR/recipe.yaml``, and a run directory refuses to continue under
     a different one. ``simul.speed_perturb: [0.9, 1.0, 1.1]`` trains on speed-perturbed
-    copies of the train split (:func:`prepare.perturb_speed`)."""
+    copies of the train split (:func:`prepare.perturb_speed`); ``simul.augment`` hears them
+    in rooms, with noise and at other levels (:mod:`simul.models.augment`)."""
     recipe = apply_overrides(load_recipe(name), overrides)
     pair = recipe["simul"]["pair"]
     task = recipe["simul"].get("task", "st")
@@ -269,13 +270,23 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
     as_run.write_text(text)
 
     factors = tuple(recipe["simul"].get("speed_perturb") or (1.0,))
+    aug = augment.spec(recipe["simul"].get("augment"), name)
     train_dir = "train" if factors == (1.0,) else "train_sp"
-    if task == "mt" and factors != (1.0,):
-        raise ValueError(f"recipe {name}: simul.speed_perturb perturbs audio; an mt task has none")
-    for split, out, speeds in (("train", train_dir, factors), ("dev", "dev", (1.0,))):  # 1
+    if aug:
+        train_dir += "_aug"
+    if task == "mt" and (factors != (1.0,) or aug):
+        raise ValueError(f"recipe {name}: simul.speed_perturb and simul.augment change audio; "
+                         "an mt task has none")
+    gains = functools.partial(augment.gain_db, aug) if aug and aug["gain_db"] else None
+    for split, out, speeds, gain in (("train", train_dir, factors, gains),  # 1
+                                     ("dev", "dev", (1.0,), None)):
         prepare.export_split(corpus_root, pair, split, workdir / "data" / out,
-                             speed_factors=speeds, progress=progress, audio=task != "mt")
+                             speed_factors=speeds, progress=progress, audio=task != "mt",
+                             gain_db=gain)
     conf = dict(recipe["espnet"])
+    if aug:  # rooms and noise, mixed in by ESPnet's preprocessor at every training read
+        conf.update(augment.prepare(aug, workdir / "augment",
+                                    workdir / "data" / train_dir / "wav.scp", progress=progress))
     if task == "asr":  # 2: the transcript's units are the ASR model's only ones
         tok_type, tok_list, bpe = _tokens(recipe["simul"]["tokens"],
                                           workdir / "data" / train_dir / "src_text",
@@ -337,6 +348,16 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
 
     if task != "mt":  # 4 (text has no feature statistics)
         conf["normalize_conf"] = {"stats_file": str(stats_file)}
+    keep = recipe["simul"].get("normalize_from")
+    if keep is not None and task != "mt":  # a fine-tune keeps its parent's input scale
+        if not isinstance(keep, dict):
+            raise ValueError(f"recipe {name}: simul.normalize_from: {{model: M[, commit: C]}}, "
+                             f"got {keep!r}")
+        stats_from = model_source(keep, name, workdir) / "feats_stats.npz"
+        if not stats_from.is_file():
+            raise ValueError(f"recipe {name}: simul.normalize_from: {{model: M[, commit: C]}} "
+                             f"with a feats_stats.npz; {stats_from} is missing")
+        conf["normalize_conf"] = {"stats_file": str(stats_from)}
     (workdir / "train_config.yaml").write_text(yaml.safe_dump(conf, sort_keys=False))
     exp = workdir / "exp"
     shapes = []
