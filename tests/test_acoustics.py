@@ -153,3 +153,16 @@ def test_augment_prepare_writes_what_espnet_reads(tmp_path):
     again_noises = _espnet(tmp_path, noise_scp=again["noise_scp"]).noises
     for a, b in zip(pre.noises, again_noises, strict=True):
         assert np.array_equal(sf.read(a)[0], sf.read(b)[0])
+
+
+def test_a_card_says_how_the_speech_was_augmented():
+    from simul.zoo.card import _augmentation_line
+
+    aug = {"speed_perturb": [0.9, 1.0, 1.1], **augment.spec({"rooms": 50}, "r")}
+    (line,) = _augmentation_line({"augmentation": aug})
+    assert line == ("- augmentation (simul.augment, seed 0): speed 0.9 / 1 / 1.1; a level per "
+                    "copy over -40 to +6 dB; 50 simulated rooms, RT60 0.2–1 s (50% of reads); "
+                    "noise (20 babble, 12 coloured) at 0–30 dB SNR (50% of reads)")
+    assert _augmentation_line({"augmentation": {"speed_perturb": None}}) == [
+        "- augmentation: none (the corpus speech as is)"]
+    assert _augmentation_line({}) == []
