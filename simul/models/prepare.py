@@ -46,8 +46,9 @@ def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
     several ``speed_factors`` (e.g. 0.9, 1.0, 1.1 for training) one copy of every segment
     per factor, Kaldi-style ids ``sp0.9-<id>``. Without ``audio`` (text tasks) no wav is
     written and there is no ``wav.scp``. ``gain_db`` (id → dB): each copy's level
-    (:func:`simul.models.augment.gain_db`), clipped to full scale; the wavs are then float,
-    so that a quiet copy keeps its resolution."""
+    (:func:`simul.models.augment.gain_db`), clipped to full scale (16-bit still: a copy
+    40 dB down keeps its speech about 40 dB above the quantization noise, as a quiet
+    recording does)."""
     out_dir = Path(out_dir)
     done = out_dir / ".done"
     if done.is_file():
@@ -61,11 +62,11 @@ def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
         for factor in speed_factors:
             uid = f"{speed_prefix(factor)}{split}_{seg.index:06d}"
             path = wav_dir / f"{uid}.wav"
-            if audio and gain_db is None:
-                sf.write(path, perturb_speed(seg.audio, factor), SAMPLE_RATE, subtype="PCM_16")
-            elif audio:
-                wave = perturb_speed(seg.audio, factor) * 10 ** (gain_db(uid) / 20)
-                sf.write(path, np.clip(wave, -1.0, 1.0), SAMPLE_RATE, subtype="FLOAT")
+            if audio:
+                wave = perturb_speed(seg.audio, factor)
+                if gain_db is not None:
+                    wave = np.clip(wave * 10 ** (gain_db(uid) / 20), -1.0, 1.0)
+                sf.write(path, wave, SAMPLE_RATE, subtype="PCM_16")
             rows.append((uid, path.resolve(), seg.target, seg.source,
                          speed_prefix(factor) + seg.speaker_id))
     rows.sort()  # Kaldi's sorted-id convention
