@@ -20,10 +20,23 @@ def _speech(seconds=2.0, seed=0):
     return envelope * (0.3 * np.sin(2 * np.pi * 220 * t) + 0.05 * rng.standard_normal(len(t)))
 
 
-def _espnet(tmp_path, **kw):
-    from espnet2.train.preprocessor import CommonPreprocessor
+def _preprocessor():
+    from simul.models.espnet_env import import_espnet
 
-    return CommonPreprocessor(train=True, **kw)
+    return import_espnet("espnet2.train.preprocessor")
+
+
+def _espnet(tmp_path, **kw):
+    return _preprocessor().CommonPreprocessor(train=True, **kw)
+
+
+@pytest.mark.parametrize("n", [500, 1024, 1500, 16000, 16384 + 77])
+def test_non_silent_samples_are_espnets(n):
+    x = _speech(n / 16000 + 0.001)[:n]
+    x[: n // 3] *= 1e-3  # a quiet start
+    expected = _preprocessor().detect_non_silence(x[None, :])[0]
+    assert np.array_equal(acoustics.non_silent(x), expected)
+    assert np.array_equal(acoustics.non_silent(np.zeros(n)), np.ones(n, dtype=bool))
 
 
 @pytest.mark.slow
@@ -166,3 +179,21 @@ def test_a_card_says_how_the_speech_was_augmented():
     assert _augmentation_line({"augmentation": {"speed_perturb": None}}) == [
         "- augmentation: none (the corpus speech as is)"]
     assert _augmentation_line({}) == []
+
+
+@pytest.mark.corpus
+def test_a_conditioned_split_is_its_split_heard_under_the_condition():
+    from simul.corpus import DEFAULT_ROOT, find_split_dir, load_list
+
+    clean = load_list(DEFAULT_ROOT, "en-de", "tst-COMMON", limit=2)
+    quiet = load_list(DEFAULT_ROOT, "en-de", "tst-COMMON@gain=-20", limit=2)
+    assert [s.id for s in quiet] == [s.id for s in clean]
+    for a, b in zip(clean, quiet, strict=True):
+        assert np.allclose(b.audio, a.audio * 0.1, atol=1e-7) and a.target == b.target
+    noisy = load_list(DEFAULT_ROOT, "en-de", "tst-COMMON@snr=5", limit=2)
+    again = load_list(DEFAULT_ROOT, "en-es", "tst-COMMON@snr=5", limit=2)  # same audio
+    assert all(np.array_equal(a.audio, b.audio) for a, b in zip(noisy, again, strict=True))
+    assert find_split_dir(DEFAULT_ROOT, "en-de", "tst-COMMON@rt60=0.6") == find_split_dir(
+        DEFAULT_ROOT, "en-de", "tst-COMMON")
+    with pytest.raises(CorpusError, match="condition"):
+        find_split_dir(DEFAULT_ROOT, "en-de", "tst-COMMON@rt60")

@@ -20,8 +20,8 @@ from simul.corpus.mustc import (
     CorpusError,
     Segment,
     Word,
-    find_split_dir,
 )
+from simul.corpus.mustc import find_split_dir as _find_split_dir
 from simul.corpus.mustc import load as _load_mustc
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "data" / "mini"
@@ -31,6 +31,13 @@ __all__ = [
     "find_split_dir", "load", "load_list", "check_built", "export_simuleval",
     "main_export_simuleval",
 ]
+
+
+def find_split_dir(root: str | Path, pair: str, split: str) -> Path:
+    """The folder of ``split`` (:func:`simul.corpus.mustc.find_split_dir`); a condition after
+    ``@`` is checked, and the folder is its split's."""
+    base, _ = conditions.split_condition(split)
+    return _find_split_dir(root, pair, base)
 
 
 def check_built(root: str | Path) -> dict | None:

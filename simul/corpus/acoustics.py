@@ -16,8 +16,7 @@ Speech is mixed as ESPnet's preprocessor mixes it while training (``CommonPrepro
 ``rir_scp``, ``noise_scp``, ``noise_db_range``), so that a test condition means what the same
 words mean in a training recipe: the impulse response convolved and cut to the speech's
 length, then scaled back to the speech's power; noise scaled to the SNR over the speech's
-power, both powers taken on the samples ESPnet counts as non-silent (its own
-``detect_non_silence``)."""
+power, both powers taken on the samples ESPnet counts as non-silent (:func:`non_silent`)."""
 
 from __future__ import annotations
 
@@ -136,12 +135,22 @@ def babble(utterances: Sequence[np.ndarray], n: int, rng: np.random.Generator, *
 # ------------------------------------------------------------------------------- mixing
 
 
-def non_silent(speech: np.ndarray) -> np.ndarray:
-    """The samples ESPnet counts as speech when it mixes (its ``detect_non_silence``:
-    1024-sample frames every 512 whose power exceeds 1 % of the mean frame power)."""
-    from espnet2.train.preprocessor import detect_non_silence
-
-    return detect_non_silence(np.asarray(speech, dtype=np.float64)[None, :])[0]
+def non_silent(speech: np.ndarray, *, frame: int = 1024, shift: int = 512,
+               threshold: float = 0.01) -> np.ndarray:
+    """The samples ESPnet counts as speech when it mixes (its ``detect_non_silence``, whose
+    defaults these are): frames of ``frame`` samples every ``shift``, the last zero-padded,
+    kept when their power exceeds ``threshold`` times the mean frame power; each frame's
+    verdict covers its first ``shift`` samples, the last one's the rest."""
+    x = np.asarray(speech, dtype=np.float64)
+    if len(x) < frame:
+        return np.ones(len(x), dtype=bool)
+    padded = np.pad(x, (0, (-(len(x) - frame) % shift) % frame))
+    frames = np.lib.stride_tricks.sliding_window_view(padded, frame)[::shift]
+    power = np.mean(frames**2, axis=1)
+    if not power.mean() > 0:
+        return np.ones(len(x), dtype=bool)
+    mask = np.repeat(power / power.mean() > threshold, shift)
+    return np.pad(mask, (0, len(x) - len(mask)), mode="edge")
 
 
 def speech_power(speech: np.ndarray) -> float:
