@@ -79,22 +79,32 @@ def make_room(rt60: float, rng: np.random.Generator, *, fs: int = SAMPLE_RATE,
     """A room drawn from ``rng`` (floor 4–10 m × 3–8 m, height 2.5–4 m, source and
     microphone at least 0.5 m from the walls) whose measured RT60 is ``rt60`` within
     :data:`RT60_TOLERANCE`: the absorption is corrected from the measured RT60 (secant on
-    Sabine's target) until it is."""
+    Sabine's target) until it is. A room too large to decay that fast even with fully
+    absorbing walls is drawn again."""
     if not 0.05 <= rt60 <= 3.0:
         raise ValueError(f"rt60 {rt60}: expected 0.05 to 3 s")
-    size = (rng.uniform(4, 10), rng.uniform(3, 8), rng.uniform(2.5, 4))
-    source = tuple(rng.uniform(0.5, s - 0.5) for s in size)
-    mic = tuple(rng.uniform(0.5, s - 0.5) for s in size)
-    sabine, best = 0.7 * rt60, None
-    for _ in range(tries):
-        rir = _simulate(size, source, mic, sabine, fs)
-        measured = measure_rt60(rir, fs)
-        if best is None or abs(measured - rt60) < abs(best[1] - rt60):
-            best = (rir, measured)
-        if abs(measured - rt60) <= RT60_TOLERANCE * rt60:
-            break
-        sabine = min(max(sabine * rt60 / measured, 0.02), 5.0)
-    rir, measured = best
+    best = None
+    for _ in range(20):  # room shapes
+        size = (rng.uniform(4, 10), rng.uniform(3, 8), rng.uniform(2.5, 4))
+        source = tuple(rng.uniform(0.5, s - 0.5) for s in size)
+        mic = tuple(rng.uniform(0.5, s - 0.5) for s in size)
+        sabine = 0.7 * rt60
+        for _ in range(tries):
+            try:
+                rir = _simulate(size, source, mic, sabine, fs)
+            except ValueError:  # no absorption gives so short a decay here: another room
+                break
+            measured = measure_rt60(rir, fs)
+            if best is None or abs(measured - rt60) < abs(best[-1] - rt60):
+                best = (size, source, mic, rir, measured)
+            if abs(measured - rt60) <= RT60_TOLERANCE * rt60:
+                size, source, mic, rir, measured = best
+                return Room(tuple(map(float, size)), tuple(map(float, source)),
+                            tuple(map(float, mic)), rt60, measured, rir)
+            sabine = min(max(sabine * rt60 / measured, 0.02), 5.0)
+    if best is None:
+        raise ValueError(f"rt60 {rt60}: no room of the drawn sizes decays that fast")
+    size, source, mic, rir, measured = best
     return Room(tuple(map(float, size)), tuple(map(float, source)), tuple(map(float, mic)),
                 rt60, measured, rir)
 
