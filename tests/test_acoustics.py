@@ -146,7 +146,8 @@ def test_augment_spec_and_gains():
     assert augment.gain_db(None, "x") == 0.0
 
 
-def test_augment_prepare_writes_what_espnet_reads(tmp_path):
+def test_augment_prepare_writes_what_espnet_reads(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIMUL_CACHE", str(tmp_path / "cache"))
     wavs = []
     for i in range(6):
         sf.write(tmp_path / f"u{i}.wav", _speech(1.0, seed=i).astype(np.float32), 16000)
@@ -159,6 +160,7 @@ def test_augment_prepare_writes_what_espnet_reads(tmp_path):
     pre = _espnet(tmp_path, rir_scp=conf["rir_scp"], noise_scp=conf["noise_scp"],
                   noise_db_range=conf["noise_db_range"])
     assert len(pre.rirs) == 2 and len(pre.noises) == 3
+    assert all(p.startswith(str(tmp_path / "cache" / "rooms")) for p in pre.rirs)
     for path in pre.rirs:
         rir = sf.read(path)[0]
         assert 0.19 <= acoustics.measure_rt60(rir) <= 0.315

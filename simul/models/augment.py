@@ -22,6 +22,7 @@ training.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -89,14 +90,22 @@ def _write(path: Path, audio: np.ndarray) -> None:
     tmp.replace(path)
 
 
+def rooms_dir() -> Path:
+    """Where training rooms are kept, shared by runs (``~/.cache/simul/rooms``;
+    ``SIMUL_CACHE`` moves it)."""
+    return Path(os.environ.get("SIMUL_CACHE") or Path.home() / ".cache" / "simul") / "rooms"
+
+
 def prepare(aug: dict, out_dir: Path, wav_scp: Path, *, progress: bool = True) -> dict:
-    """Write the rooms and noises of ``aug`` under ``out_dir`` (skipping those already
-    there) and return the ESPnet options that train with them. ``wav_scp``: the training
-    utterances babble is made of (ESPnet's ``wav.scp``)."""
+    """Write the noises of ``aug`` under ``out_dir`` and its rooms under :func:`rooms_dir`
+    (skipping those already there) and return the ESPnet options that train with them.
+    ``wav_scp``: the training utterances babble is made of (ESPnet's ``wav.scp``)."""
     out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     conf: dict = {}
-    if aug["rooms"]:
-        rir_dir = out_dir / "rir"
+    if aug["rooms"]:  # the same for every run of the same seed and range: simulated once
+        low, high = aug["rt60"]
+        rir_dir = rooms_dir() / f"train-seed{aug['seed']}-rt60={low:g}-{high:g}"
         rir_dir.mkdir(parents=True, exist_ok=True)
         rows = []
         for i in tqdm(range(aug["rooms"]), desc="rooms", unit="room", disable=not progress):
