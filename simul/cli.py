@@ -78,8 +78,9 @@ def _add_device(p: argparse.ArgumentParser, default: str | None = "cpu",
 
 
 def _add_model(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", required=True, metavar="NAME|DIR",
-                   help="a shipped model (see `simul models`) or an ESPnet2 model directory")
+    p.add_argument("--model", required=True, metavar="NAME|DIR|OWNER/REPO",
+                   help="a shipped model (see `simul models`), an ESPnet2 or transformers "
+                        "Speech2Text model directory, or a Hugging Face Hub repo id")
 
 
 def _add_policy(p: argparse.ArgumentParser, default: str | None = None) -> None:
