@@ -124,7 +124,8 @@ def test_the_packed_layout_loads_as_espnet_decodes_it(offline, speech):
                         st_model_file=f"{ESPNET_RUN}/valid.acc.ave_10best.pth")(speech)
     ours = model.greedy(model.encode(speech))
     assert [t for t in ours.tokens if t] == reference[0][2] and len(ours.tokens) >= 3
-    assert model._sp is not None and model.unit_type == "bpe"  # the repo's BPE model
+    # the repo's BPE model: known words become pieces of the token list, not <unk> (1)
+    assert model.unit_type == "bpe" and 1 not in model.encode_text("the cat sat on the mat")
 
 
 def test_a_repo_not_in_the_cache_offline_is_one_line(offline, tmp_path, capsys):
