@@ -78,8 +78,9 @@ def _add_device(p: argparse.ArgumentParser, default: str | None = "cpu",
 
 
 def _add_model(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", required=True, metavar="NAME|DIR",
-                   help="a shipped model (see `simul models`) or an ESPnet2 model directory")
+    p.add_argument("--model", required=True, metavar="NAME|DIR|OWNER/REPO",
+                   help="a shipped model (see `simul models`), an ESPnet2 or transformers "
+                        "Speech2Text model directory, or a Hugging Face Hub repo id")
 
 
 def _add_policy(p: argparse.ArgumentParser, default: str | None = None) -> None:
@@ -235,7 +236,9 @@ def _reproduce(args: argparse.Namespace) -> int:
         given = [name for name, value in (("--quick", args.quick), ("--executed", args.executed),
                                           ("--max-utterances", args.max_utterances),
                                           ("--jobs", args.jobs), ("--no-store", args.no_store),
-                                          ("--scheduler", args.scheduler)) if value]
+                                          ("--scheduler", args.scheduler),
+                                          ("--model", args.model),
+                                          ("--parameters", args.parameters)) if value]
         if given:
             raise ValueError(f"--confirm: not with {', '.join(given)} (the confirmatory run "
                              "follows the full run's notebooks and sizes)")
@@ -245,7 +248,8 @@ def _reproduce(args: argparse.Namespace) -> int:
     return main_reproduce(args.only, quick=args.quick, figures_dir=args.figures,
                           executed_dir=args.executed, runs_dir=args.runs, corpus=args.corpus,
                           dask_scheduler=args.scheduler, max_utterances=args.max_utterances,
-                          jobs=args.jobs, store=not args.no_store, device=args.device)
+                          jobs=args.jobs, store=not args.no_store, device=args.device,
+                          model=args.model, parameters_file=args.parameters)
 
 
 # ---------------------------------------------------------------------------------------
@@ -479,6 +483,11 @@ def _sweep_commands(commands) -> None:
     p.add_argument("--device", default=None, metavar="cpu|cuda|cuda:N",
                    help="where every notebook's sweeps decode (SIMUL_DEVICE for the kernels) "
                         "[$SIMUL_DEVICE, else cpu]")
+    p.add_argument("--model", default=None, metavar="NAME|DIR|OWNER/REPO",
+                   help="the model of the notebooks that study one (tutorial, nguyen2021's "
+                        "Table 1, ma2020, polak2022, han2020) [each notebook's own]")
+    p.add_argument("--parameters", default=None, metavar="FILE.yaml",
+                   help="notebook parameters by name (YAML), e.g. pair, models per pair")
     p.set_defaults(func=_reproduce)
 
 

@@ -38,8 +38,19 @@ def test_a_directory_is_found_with_its_home_expanded(models, tmp_path, monkeypat
 
 def test_an_unknown_model_names_the_shipped_ones(models):
     with pytest.raises(registry.UnknownModel,
-                       match=r"no model 'nope': not a shipped model \(duo, st\) nor a directory"):
+                       match=r"no model 'nope': not a shipped model \(duo, st\), a directory "
+                             r"nor a Hugging Face Hub repo id \(owner/name\)"):
         registry.resolve("nope")
+
+
+def test_a_mistyped_path_is_not_looked_up_on_the_hub(models, tmp_path, monkeypatch):
+    from simul.models import hub
+
+    monkeypatch.setattr(hub, "fetch", lambda repo_id: pytest.fail(f"fetched {repo_id}"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(registry.UnknownModel, match=r"no model 'runs/mine': not a shipped"):
+        registry.resolve("runs/mine")
 
 
 def test_metadata_is_read_from_simul_json(models, tmp_path):

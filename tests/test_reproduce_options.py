@@ -82,12 +82,57 @@ def test_cli_passes_jobs():
     assert args.jobs == 2 and args.quick
 
 
+def test_model_reaches_each_notebooks_model_parameter(tmp_path, executed):
+    reproduce.run(["nguyen2021", "polak2022"], model="facebook/s2t-small-mustc-en-de-st",
+                  corpus=str(tmp_path), figures_dir=tmp_path / "f",
+                  executed_dir=tmp_path / "e", runs_dir=tmp_path / "r", log=lambda *_: None)
+    (_, n21), (_, k22) = executed
+    assert n21["char_model"] == k22["model"] == "facebook/s2t-small-mustc-en-de-st"
+    assert "model" not in n21 and n21["corpus"] == k22["corpus"] == str(tmp_path.resolve())
+
+
+def test_model_for_a_notebook_of_several_models_is_refused_first(tmp_path, executed):
+    with pytest.raises(ValueError, match=r"^--model: papi2022 compare several models"):
+        reproduce.run(["polak2022", "papi2022"], model="x/y", runs_dir=tmp_path,
+                      log=lambda *_: None)
+    assert executed == []
+
+
+def test_a_parameters_file_sets_the_parameters_each_notebook_has(tmp_path, executed):
+    path = tmp_path / "p.yaml"
+    path.write_text("pair: en-fr\nrules: [LA-2]\n")
+    reproduce.main_reproduce(["ma2020", "polak2022"], quick=False, figures_dir=str(tmp_path),
+                             executed_dir=str(tmp_path / "e"), runs_dir=str(tmp_path / "r"),
+                             corpus=None, dask_scheduler=None, jobs=1,
+                             parameters_file=str(path))
+    (_, m20), (_, k22) = executed
+    assert m20["pair"] == k22["pair"] == "en-fr"
+    assert k22["rules"] == ["LA-2"] and "rules" not in m20  # ma2020 has no rules
+    path.write_text("pairs: {en-fr: [x/y]}\n")
+    with pytest.raises(ValueError, match=rf"^--parameters {path}: no parameter 'pairs' in "
+                                         r"ma2020, polak2022"):
+        reproduce.main_reproduce(["ma2020", "polak2022"], quick=False, figures_dir=None,
+                                 executed_dir=None, runs_dir=str(tmp_path), corpus=None,
+                                 dask_scheduler=None, jobs=1, parameters_file=str(path))
+    path.write_text("- a list\n")
+    with pytest.raises(ValueError, match=rf"^--parameters {path}: expected a mapping"):
+        reproduce.read_parameters(path)
+
+
+def test_cli_passes_model_and_parameters():
+    args = build_parser().parse_args(["reproduce", "--only", "polak2022", "--model", "o/r",
+                                      "--parameters", "p.yaml"])
+    assert (args.model, args.parameters) == ("o/r", "p.yaml")
+
+
 @pytest.mark.parametrize("nb", reproduce.NOTEBOOKS, ids=lambda nb: nb.name)
 def test_each_notebook_pairs_with_its_module(nb):
     assert (reproduce.NOTEBOOKS_DIR / nb.file).is_file()
     assert nb.file == f"{nb.name}.ipynb" and nb.module.rsplit(".", 1)[1] == nb.name
     module = importlib.import_module(nb.module)
     assert isinstance(module.KNOWN_GAPS, dict)
+    # --model sets a parameter of the notebook's parameters cell
+    assert nb.model_param is None or nb.model_param in reproduce.notebook_parameters(nb)
     cells = json.loads((reproduce.NOTEBOOKS_DIR / nb.file).read_text())["cells"]
     code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
     parameters = [c for c in cells if "parameters" in c["metadata"].get("tags", [])]
