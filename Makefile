@@ -70,9 +70,10 @@ reproduce: setup corpus
 	$(PY) -m pytest -q -m full_run tests/test_reproduce_full.py -rxX
 
 # After make reproduce: its undecided claims decided again on fresh segments, as many as each
-# needs (figures/confirm/claims.md); resumable.
+# needs to be decided with probability POWER (default 0.8) were its effect as measured
+# (figures/confirm/claims.md); resumable.
 confirm: setup corpus
-	$(SIMUL) reproduce --confirm
+	$(SIMUL) reproduce --confirm $(if $(POWER),--power $(POWER))
 	$(PY) -m pytest -q -m full_run tests/test_reproduce_full.py -rxX
 
 # Shared vs naive sweep of N21's grid, real-time factors and CA overheads (prints ratios);

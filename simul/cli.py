@@ -243,7 +243,9 @@ def _reproduce(args: argparse.Namespace) -> int:
             raise ValueError(f"--confirm: not with {', '.join(given)} (the confirmatory run "
                              "follows the full run's notebooks and sizes)")
         return main_confirm(args.only, figures_dir=args.figures, runs_dir=args.runs,
-                            corpus=args.corpus, device=args.device)
+                            corpus=args.corpus, device=args.device, power=args.power)
+    if args.power is not None:
+        raise ValueError("--power: only with --confirm (it sizes the confirmatory run)")
 
     return main_reproduce(args.only, quick=args.quick, figures_dir=args.figures,
                           executed_dir=args.executed, runs_dir=args.runs, corpus=args.corpus,
@@ -466,6 +468,9 @@ def _sweep_commands(commands) -> None:
     p.add_argument("--confirm", action="store_true",
                    help="after a full run: decide its undecided claims again on fresh segments "
                         "(as many as each needs), decoding only the settings they read")
+    p.add_argument("--power", type=float, default=None, metavar="P",
+                   help="with --confirm: decode enough fresh segments to decide each undecided "
+                        "claim with probability P, were its effect as measured [0.8]")
     p.add_argument("--only", nargs="+", default=None, metavar="NAME",
                    help="tutorial, nguyen2021, papi2022, ma2020, polak2022, han2020, "
                         "compare_policies [all]")

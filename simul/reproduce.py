@@ -140,6 +140,15 @@ def read_parameters(path: str | Path) -> dict:
     return data
 
 
+def catalogue() -> str:
+    """Every notebook's declared findings as Markdown (:func:`simul.claims.catalogue_markdown`):
+    the catalogue of ``docs/reference/claims.md``."""
+    from simul.claims import catalogue_markdown
+
+    return catalogue_markdown(f for nb in NOTEBOOKS
+                              for f in importlib.import_module(nb.module).FINDINGS.values())
+
+
 def notebooks(only: list[str] | None = None) -> list[Notebook]:
     known = {nb.name: nb for nb in NOTEBOOKS}
     if not only:
@@ -408,12 +417,9 @@ def claims_summary(figures_dir: str | Path = FIGURES_DIR,
 
 
 def verdict_counts(table: pd.DataFrame) -> str:
-    """"12 hold, 3 contradicted, 9 undecided", and in a quick run ", 5 not decided (quick
-    run)" for the claims that need the full run (:data:`simul.claims.QUICK_UNDECIDED`)."""
-    from simul.claims import QUICK_UNDECIDED
+    """"12 hold, 3 contradicted, 9 undecided" (", 2 not measured" when some are), and in a
+    quick run ", 5 not decided (quick run)" for the claims that need the full run
+    (:data:`simul.claims.QUICK_UNDECIDED`)."""
+    from simul.claims import counts
 
-    counts = table.verdict.value_counts()
-    quick = int(table.verdict.astype(str).str.startswith(QUICK_UNDECIDED).sum())
-    return (f"{counts.get('holds', 0)} hold, {counts.get('contradicted', 0)} contradicted, "
-            f"{counts.get('undecided', 0)} undecided"
-            + (f", {quick} not decided (quick run)" if quick else ""))
+    return counts(table.verdict)

@@ -211,3 +211,24 @@ def test_simuleval_score_only_reads_a_folder_we_write(tmp_path):
     ours = score_records(recs)
     for key in ("LAAL", "AL", "AP", "DAL", "ATD"):
         assert theirs[key] == pytest.approx(ours[key], abs=1e-3), key
+
+
+@pytest.mark.parametrize("hyps, refs", [
+    (["the cat sat on the mat .", "a dog", ""], ["the cat sat on a mat .", "a dog barked", "x"]),
+    (["ein Hund bellt laut", "ja"], ["ein Hund bellt", "nein"]),
+])
+def test_bleu_from_summed_statistics_is_sacrebleus_corpus_bleu(hyps, refs):
+    # simul's one BLEU path (the claims' bootstrap sums these per resample) against sacrebleu
+    import sacrebleu
+
+    from simul.metrics.quality import bleu_of, bleu_statistics, corpus_quality
+
+    stats = bleu_statistics(hyps, refs)
+    assert stats.shape == (len(hyps), 10)
+    reference = sacrebleu.corpus_bleu(hyps, [refs])
+    assert bleu_of(stats.sum(axis=0)) == pytest.approx(reference.score)
+    assert corpus_quality(hyps, refs).bleu == pytest.approx(reference.score)
+    assert corpus_quality(hyps, refs).length_ratio == pytest.approx(
+        reference.sys_len / reference.ref_len)
+    with pytest.raises(ValueError, match="vector of 10"):
+        bleu_of(stats)
