@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -51,7 +52,8 @@ def load_recipe(name: str) -> dict:
 
 #: Files of a shipped model that a run may start from (weights, config with its units, and
 #: the SentencePiece models).
-_START_FILES = ("config.yaml", "model.pth", "bpe.model", "src_bpe.model", "simul.json")
+_START_FILES = ("config.yaml", "model.pth", "bpe.model", "src_bpe.model", "simul.json",
+                "feats_stats.npz")
 
 
 def apply_overrides(recipe: dict, overrides=()) -> dict:
@@ -86,7 +88,8 @@ def model_source(entry: dict, name: str, workdir: Path | None = None) -> Path:
     if commit is None:  # where the shipped model is (or will be, once trained and packed)
         return registry.MODELS_DIR / model
     out = Path(workdir or DEFAULT_RUNS / name) / "start" / f"{model}@{commit}"
-    if (out / "model.pth").is_file():
+    done = out / ".files"  # which files were taken: a run of an older simul took fewer
+    if done.is_file() and done.read_text().split() == list(_START_FILES):
         return out
     repo = registry.MODELS_DIR.parents[1]
     rel = registry.MODELS_DIR.relative_to(repo) / model
@@ -104,6 +107,9 @@ def model_source(entry: dict, name: str, workdir: Path | None = None) -> Path:
         (tmp / f).write_bytes(blob)
     if not (tmp / "model.pth").is_file():
         raise ValueError(f"recipe {name}: no model.pth in {rel} at git revision {commit!r}")
+    (tmp / ".files").write_text(" ".join(_START_FILES))
+    if out.exists():
+        shutil.rmtree(out)
     tmp.rename(out)
     return out
 
