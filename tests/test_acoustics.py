@@ -130,6 +130,8 @@ def test_noise_condition_is_the_same_for_a_segment_and_differs_between_segments(
     noise = one.astype(np.float64) - speech
     snr = 10 * np.log10(acoustics.speech_power(speech) / np.mean(noise**2))
     assert snr == pytest.approx(5.0, abs=0.01)
+    louder = conditions.Condition("snr", 15.0).apply(speech, "s1", pool) - speech
+    assert np.allclose(louder, noise * 10 ** (-10 / 20), atol=1e-6)  # the same noise, 10 dB down
 
 
 def test_augment_spec_and_gains():

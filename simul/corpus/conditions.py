@@ -6,8 +6,9 @@ noise 10 dB below the speech, ``tst-COMMON@rt60=0.6`` in a room whose reverberat
 --split``, a sweep's ``splits``, a notebook's parameters — its condition applies, so any
 decode, sweep or notebook runs on the robustness test (:data:`ROBUSTNESS`).
 
-Each segment's degradation is drawn from its own id and the condition (:func:`rng_for`), so
-it is the same in every run, process and machine. The noise, rooms and voices of this test
+Each segment's degradation is drawn from its own id and the condition's kind
+(:func:`~simul.corpus.acoustics.rng_for`), so it is the same in every run, process and
+machine, and the same noise (or room index) at every level of its kind. The noise, rooms and voices of this test
 are never used in training: babble is made of the *other* test split's speech (tst-HE's for
 every split but tst-HE, whose voices training never hears; tst-COMMON's for tst-HE), the
 rooms are drawn from seeds of their own (``"test-room"``), and training draws its own
@@ -76,7 +77,9 @@ class Condition:
     def apply(self, audio: np.ndarray, segment_id: str, babble_pool=None) -> np.ndarray:
         """``audio`` (one segment, 16 kHz) under this condition; ``babble_pool``: a callable
         giving the utterances babble is made of (needed for ``snr`` only)."""
-        rng = acoustics.rng_for("test", self.label, segment_id)
+        # drawn from the kind, not the value: a segment hears the same noise (or the same
+        # room index) at every SNR (RT60), so a condition's levels are paired comparisons
+        rng = acoustics.rng_for("test", self.kind, segment_id)
         if self.kind == "gain":
             return acoustics.fit_peak(acoustics.gain(audio, self.value), peak=1.0)
         if self.kind == "rt60":
