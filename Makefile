@@ -33,7 +33,8 @@ venv: $(VENV)/.setup-done
 
 # torch first, from its CPU build, so nothing later can pull CUDA wheels; espnet with
 # --no-deps (its setuptools<74 pin conflicts with torch 2.13) plus its run-time needs;
-# torchaudio without its compiled extension (see docs/reference/setup.md).
+# torchaudio without its compiled extension (see docs/reference/setup.md); the hub extra
+# (transformers: the Speech2Text adapter and its tests), whose pins keep torch as it is.
 $(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/espnet-runtime.txt \
 		requirements/test.txt requirements/docs.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "simul needs Python 3.11"'
@@ -44,7 +45,7 @@ $(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/es
 	$(PIP) --no-deps -r requirements/test.txt
 	rm -f $(SITE)/torchaudio/lib/*.so
 	$(PIP) -c requirements/constraints.txt Cython  # builds eflomal (sdist only), no isolation
-	$(PIP) -c requirements/constraints.txt --no-build-isolation -e '.[dev,lab]'
+	$(PIP) -c requirements/constraints.txt --no-build-isolation -e '.[dev,lab,hub]'
 	$(PIP) -c requirements/constraints.txt -r requirements/docs.txt
 	$(PY) -m simul.envcheck
 	touch $@
@@ -69,9 +70,10 @@ reproduce: setup corpus
 	$(PY) -m pytest -q -m full_run tests/test_reproduce_full.py -rxX
 
 # After make reproduce: its undecided claims decided again on fresh segments, as many as each
-# needs (figures/confirm/claims.md); resumable.
+# needs to be decided with probability POWER (default 0.8) were its effect as measured
+# (figures/confirm/claims.md); resumable.
 confirm: setup corpus
-	$(SIMUL) reproduce --confirm
+	$(SIMUL) reproduce --confirm $(if $(POWER),--power $(POWER))
 	$(PY) -m pytest -q -m full_run tests/test_reproduce_full.py -rxX
 
 # Shared vs naive sweep of N21's grid, real-time factors and CA overheads (prints ratios);

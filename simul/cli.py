@@ -95,8 +95,9 @@ def _add_device(p: argparse.ArgumentParser, default: str | None = "cpu",
 
 
 def _add_model(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", required=True, metavar="NAME|DIR",
-                   help="a shipped model (see `simul models`) or an ESPnet2 model directory")
+    p.add_argument("--model", required=True, metavar="NAME|DIR|OWNER/REPO",
+                   help="a shipped model (see `simul models`), an ESPnet2 or transformers "
+                        "Speech2Text model directory, or a Hugging Face Hub repo id")
 
 
 def _add_policy(p: argparse.ArgumentParser, default: str | None = None) -> None:
@@ -261,17 +262,22 @@ def _reproduce(args: argparse.Namespace) -> int:
         given = [name for name, value in (("--quick", args.quick), ("--executed", args.executed),
                                           ("--max-utterances", args.max_utterances),
                                           ("--jobs", args.jobs), ("--no-store", args.no_store),
-                                          ("--scheduler", args.scheduler)) if value]
+                                          ("--scheduler", args.scheduler),
+                                          ("--model", args.model),
+                                          ("--parameters", args.parameters)) if value]
         if given:
             raise ValueError(f"--confirm: not with {', '.join(given)} (the confirmatory run "
                              "follows the full run's notebooks and sizes)")
         return main_confirm(args.only, figures_dir=args.figures, runs_dir=args.runs,
-                            corpus=args.corpus, device=args.device)
+                            corpus=args.corpus, device=args.device, power=args.power)
+    if args.power is not None:
+        raise ValueError("--power: only with --confirm (it sizes the confirmatory run)")
 
     return main_reproduce(args.only, quick=args.quick, figures_dir=args.figures,
                           executed_dir=args.executed, runs_dir=args.runs, corpus=args.corpus,
                           dask_scheduler=args.scheduler, max_utterances=args.max_utterances,
-                          jobs=args.jobs, store=not args.no_store, device=args.device)
+                          jobs=args.jobs, store=not args.no_store, device=args.device,
+                          model=args.model, parameters_file=args.parameters)
 
 
 # ---------------------------------------------------------------------------------------
@@ -505,6 +511,9 @@ def _sweep_commands(commands) -> None:
     p.add_argument("--confirm", action="store_true",
                    help="after a full run: decide its undecided claims again on fresh segments "
                         "(as many as each needs), decoding only the settings they read")
+    p.add_argument("--power", type=float, default=None, metavar="P",
+                   help="with --confirm: decode enough fresh segments to decide each undecided "
+                        "claim with probability P, were its effect as measured [0.8]")
     p.add_argument("--only", nargs="+", default=None, metavar="NAME",
                    help="tutorial, nguyen2021, papi2022, ma2020, polak2022, han2020, "
                         "compare_policies [all]")
@@ -522,6 +531,11 @@ def _sweep_commands(commands) -> None:
     p.add_argument("--device", default=None, metavar="cpu|cuda|cuda:N",
                    help="where every notebook's sweeps decode (SIMUL_DEVICE for the kernels) "
                         "[$SIMUL_DEVICE, else cpu]")
+    p.add_argument("--model", default=None, metavar="NAME|DIR|OWNER/REPO",
+                   help="the model of the notebooks that study one (tutorial, nguyen2021's "
+                        "Table 1, ma2020, polak2022, han2020) [each notebook's own]")
+    p.add_argument("--parameters", default=None, metavar="FILE.yaml",
+                   help="notebook parameters by name (YAML), e.g. pair, models per pair")
     p.set_defaults(func=_reproduce)
 
 

@@ -38,7 +38,7 @@ from simul.reproduce import FIGURES_DIR, RUNS_DIR, notebooks
 NAME = "confirm"
 """``figures/confirm/`` (the table) and ``runs/confirm/`` (the sweeps)."""
 
-COLUMNS = ("notebook", "claim", "kind", "margin", "first verdict", "first effect [interval]",
+COLUMNS = ("notebook", "claim", "kind", "own", "margin", "first verdict", "first effect [interval]",
            "first n", "needs n", "confirm verdict", "confirm effect [interval]", "confirm n",
            "decided by", "why not taken again")
 
@@ -88,9 +88,15 @@ def split_size(corpus: str | Path, pair: str, split: str) -> int:
 
 
 def candidates(figures_dir: str | Path = FIGURES_DIR, only: list[str] | None = None, *,
-               corpus: str | Path | None = None) -> list[Candidate]:
+               corpus: str | Path | None = None,
+               power: float | None = None) -> list[Candidate]:
     """Every claim of the first run's tables, with how many fresh segments an undecided one
-    gets (``fresh``) or why it is not taken again (``why_not``)."""
+    gets (``fresh``: enough to decide it with probability ``power`` were its effect as
+    measured, :meth:`simul.claims.Evidence.segments_needed`; None: the table's ``needs
+    n``, written at :data:`simul.claims.POWER`) or why it is not taken again
+    (``why_not``)."""
+    if power is not None:
+        _check_power(power)
     out = []
     for nb in notebooks(only):
         path = Path(figures_dir) / nb.name / "claims.csv"
@@ -103,19 +109,38 @@ def candidates(figures_dir: str | Path = FIGURES_DIR, only: list[str] | None = N
                 raise ConfirmError(f"{path}: a quick run's claims; a confirmatory run follows "
                                    "a full run (simul reproduce without --quick)")
             if row.verdict == "undecided":
-                _size(c, corpus)
+                _size(c, corpus, power)
             out.append(c)
     return out
 
 
-def _size(c: Candidate, corpus: str | Path | None) -> None:
+def _check_power(power: float) -> None:
+    if not 0 < power < 1:
+        raise ConfirmError(f"--power: a probability between 0 and 1 (e.g. 0.8), not {power!r}")
+
+
+def needed(first: pd.Series, replay: claims_module.Replay, power: float) -> int | None:
+    """The fresh segments the first run's ``first`` row (effect, interval, n) needs to be
+    decided with probability ``power``, with its replay's direction and margin."""
+    if pd.isna(first.effect) or pd.isna(first.n) or not first.n:
+        return None
+    evidence = claims_module.Evidence(float(first.effect), float(first.low), float(first.high),
+                                      int(first.n), replay.claimed, replay.margin)
+    return evidence.segments_needed(power)
+
+
+def _size(c: Candidate, corpus: str | Path | None, power: float | None = None) -> None:
     """Set ``c.fresh``, or ``c.why_not``."""
     if c.replay is None:
         c.why_not = ("no replay: the effect is not a statistic of sweep rows"
                      if pd.isna(c.first.n) or not c.first.n else
                      f"no replay saved beside the claims table ({claims_module.REPLAY_FILE})")
         return
-    if pd.isna(c.first.needs_more):
+    if power is None:
+        needs = None if pd.isna(c.first.needs_more) else int(c.first.needs_more)
+    else:
+        needs = needed(c.first, c.replay, power)
+    if needs is None:
         c.why_not = "needs n unknown: the effect is NaN or sits on the verdict's bound"
         return
     rows = c.replay.rows
@@ -123,7 +148,6 @@ def _size(c: Candidate, corpus: str | Path | None) -> None:
     data = _read_sweep(_sweep_dir(rows.records.iloc[0]))
     pair, split = data["fingerprint"]["pair"], str(rows.split.iloc[0])
     size = split_size(str(corpus or data["sources"]["corpus"]), pair, split)
-    needs = int(c.first.needs_more)
     if needs > size - first:
         c.why_not = (f"needs {needs:,} fresh segments; {split} has {size - first} after the "
                      f"first run's {first}")
@@ -217,11 +241,12 @@ def table(found: list[Candidate]) -> pd.DataFrame:
             by = "neither"
         rows.append({
             "notebook": c.notebook, "claim": c.id, "kind": f.get("kind", ""),
+            "own": bool(f.get("own", False)),
             "margin": "" if pd.isna(f.get("margin", math.nan)) or not f.margin else f.margin,
             "first verdict": f.verdict, "first effect [interval]": _interval(f.effect, f.low,
                                                                               f.high),
             "first n": "" if pd.isna(f.n) else int(f.n),
-            "needs n": "" if pd.isna(f.needs_more) else int(f.needs_more),
+            "needs n": c.fresh or ("" if pd.isna(f.needs_more) else int(f.needs_more)),
             "confirm verdict": e.verdict if e is not None else "",
             "confirm effect [interval]": _interval(e.effect, e.low, e.high) if e else "",
             "confirm n": e.n if e is not None else "",
@@ -240,12 +265,14 @@ def counts(t: pd.DataFrame) -> str:
 
 def run(only: list[str] | None = None, *, figures_dir: str | Path = FIGURES_DIR,
         runs_dir: str | Path = RUNS_DIR, corpus: str | Path | None = None,
-        device: str | None = None, workers: int | None = None, log=print) -> pd.DataFrame:
-    """The confirmatory run of the ``only`` notebooks' claims (all by default); its table,
-    also saved under ``figures_dir/confirm/``."""
+        device: str | None = None, workers: int | None = None,
+        power: float | None = None, log=print) -> pd.DataFrame:
+    """The confirmatory run of the ``only`` notebooks' claims (all by default), each
+    undecided claim on enough fresh segments to decide it with probability ``power`` were
+    its effect as measured; its table, also saved under ``figures_dir/confirm/``."""
     from simul.tables import save
 
-    found = candidates(figures_dir, only, corpus=corpus)
+    found = candidates(figures_dir, only, corpus=corpus, power=power)
     if not found:
         raise ConfirmError(f"no claims under {figures_dir}/<notebook>/claims.csv: run "
                            "simul reproduce (the first stage) first")
@@ -272,10 +299,11 @@ def run(only: list[str] | None = None, *, figures_dir: str | Path = FIGURES_DIR,
 
 
 def main_confirm(only: list[str] | None, *, figures_dir: str | None, runs_dir: str | None,
-                 corpus: str | None, device: str | None = None) -> int:
+                 corpus: str | None, device: str | None = None,
+                 power: float | None = None) -> int:
     t0 = time.perf_counter()
     out = run(only, figures_dir=figures_dir or FIGURES_DIR,
-              runs_dir=Path(runs_dir or RUNS_DIR), corpus=corpus, device=device)
+              runs_dir=Path(runs_dir or RUNS_DIR), corpus=corpus, device=device, power=power)
     with pd.option_context("display.width", 250, "display.max_rows", 500,
                            "display.max_colwidth", 60):
         print(f"\nconfirmatory run done in {(time.perf_counter() - t0) / 60:.1f} min "

@@ -15,6 +15,11 @@ full run's). ``--device cuda`` (or ``cpu``, ``cuda:N``) decodes every notebook's
 there: the kernels run with ``SIMUL_DEVICE`` set (:data:`simul.papers.notebook.DEVICE_ENV`, read
 by :func:`simul.papers.notebook.setup`), so no notebook needs a parameter for it. The GPU path has
 not been run on a GPU.
+
+``--model NAME|DIR|OWNER/REPO`` sets the model of the notebooks that study one
+(:attr:`Notebook.model_param`: the tutorial, N21's Table 1, M20, K22, H20), e.g. a published
+model on a MuST-C root (``--corpus``); ``--parameters FILE.yaml`` sets any parameter of the
+notebooks' ``parameters`` cells (a name no chosen notebook has is refused, naming the file).
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ class Notebook:
     module: str  # its grid, tables, claims and KNOWN_GAPS (simul/papers/<name>.py for a paper)
     what: str
     batch: tuple[tuple[str, object], ...] = ()  # parameters of a papermill run, beyond the common
+    model_param: str | None = None  # the parameter --model sets (None: several models, no one)
 
     @property
     def file(self) -> str:
@@ -70,17 +76,20 @@ NOTEBOOKS = (
              "one utterance, its READ/WRITE timeline, partial outputs",
              # nobody moves sliders in a batch run, and the kernel's widget messages can leave
              # the papermill client waiting for a reply that never comes
-             batch=(("sliders", False),)),
+             batch=(("sliders", False),), model_param="model"),
     Notebook("nguyen2021", "simul.papers.nguyen2021",
-             "N21: wait-k with stride and multi-unit writes — Tables 1–2, Figures 2–3"),
+             "N21: wait-k with stride and multi-unit writes — Tables 1–2, Figures 2–3",
+             model_param="char_model"),
     Notebook("papi2022", "simul.papers.papi2022",
              "P22: offline models with wait-k over detected words — Tables 1–2, Figs 1–6"),
     Notebook("ma2020", "simul.papers.ma2020",
-             "M20: fixed and flexible pre-decision — Figures 2a, 3, 4"),
+             "M20: fixed and flexible pre-decision — Figures 2a, 3, 4", model_param="model"),
     Notebook("polak2022", "simul.papers.polak2022",
-             "K22: onlinization, hold-n / LA-n / SP-n — Figures 1–3, Tables 1–2"),
+             "K22: onlinization, hold-n / LA-n / SP-n — Figures 1–3, Tables 1–2",
+             model_param="model"),
     Notebook("han2020", "simul.papers.han2020",
-             "H20: wait-k with stride and catch-up at decode time — Tables 6–7"),
+             "H20: wait-k with stride and catch-up at decode time — Tables 6–7",
+             model_param="model"),
     Notebook("compare_policies", "simul.papers.compare_policies",
              "every policy's best curve per model, NCA and CA; cost table"),
 )
@@ -100,6 +109,44 @@ def known_gaps(chosen: list[Notebook] | tuple[Notebook, ...] = NOTEBOOKS, *,
                              "notebook's module too")
         out.update(gaps)
     return out
+
+
+def notebook_parameters(nb: Notebook) -> list[str]:
+    """The names the notebook's ``parameters`` cell assigns, in its order."""
+    import ast
+
+    cells = json.loads((NOTEBOOKS_DIR / nb.file).read_text())["cells"]
+    for cell in cells:
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            tree = ast.parse("".join(cell["source"]))
+            return [t.id for node in tree.body if isinstance(node, ast.Assign)
+                    for t in node.targets if isinstance(t, ast.Name)]
+    return []
+
+
+def read_parameters(path: str | Path) -> dict:
+    """A parameters file (YAML: ``name: value`` per line), or a ``ValueError`` naming it."""
+    import yaml
+
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise ValueError(f"--parameters {path}: not a readable YAML file "
+                         f"({str(e).splitlines()[0]})") from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+        raise ValueError(f"--parameters {path}: expected a mapping of parameter names to "
+                         "values (e.g. model: facebook/s2t-small-mustc-en-de-st)")
+    return data
+
+
+def catalogue() -> str:
+    """Every notebook's declared findings as Markdown (:func:`simul.claims.catalogue_markdown`):
+    the catalogue of ``docs/reference/claims.md``."""
+    from simul.claims import catalogue_markdown
+
+    return catalogue_markdown(f for nb in NOTEBOOKS
+                              for f in importlib.import_module(nb.module).FINDINGS.values())
 
 
 def notebooks(only: list[str] | None = None) -> list[Notebook]:
@@ -178,9 +225,15 @@ def run(only: list[str] | None = None, *, quick: bool = False,
         runs_dir: str | Path = RUNS_DIR, corpus: str | None = None,
         dask_scheduler: str | None = None, max_utterances: int | None = None,
         jobs: int | None = None, store: bool = True, device: str | None = None,
-        log=print) -> dict[str, Path]:
+        model: str | None = None, parameters: dict | None = None,
+        parameters_file: str | Path | None = None, log=print) -> dict[str, Path]:
     """Execute the notebooks; return {name: executed notebook path}. Stops at the first
     notebook that fails (papermill's error names the cell; the partial copy is kept).
+
+    ``model`` sets each notebook's :attr:`Notebook.model_param` (refused for a notebook
+    without one); ``parameters`` (read from ``parameters_file``, which the errors name) set
+    the notebooks' parameters by name, each one that some chosen notebook has (a notebook
+    takes those it has).
 
     ``jobs`` notebooks run at once. A full run executes them one by one (each sweep uses
     every core); a quick run, whose sweeps decode in the kernel (no pool to start for a
@@ -196,6 +249,7 @@ def run(only: list[str] | None = None, *, quick: bool = False,
     notebook runs (only its name with ``dask_scheduler``: the workers have the GPUs)."""
     from simul.models import device as devices
 
+    overrides = _overrides(notebooks(only), model, parameters or {}, parameters_file)
     if device is None:
         device = os.environ.get(DEVICE_ENV, "").strip() or None
         asked = f"{DEVICE_ENV}={devices.normalize(device)}"
@@ -209,7 +263,7 @@ def run(only: list[str] | None = None, *, quick: bool = False,
     try:  # the kernels inherit them
         return _run(only, quick=quick, figures_dir=figures_dir, executed_dir=executed_dir,
                     runs_dir=runs_dir, corpus=corpus, dask_scheduler=dask_scheduler,
-                    max_utterances=max_utterances, jobs=jobs, log=log)
+                    max_utterances=max_utterances, jobs=jobs, overrides=overrides, log=log)
     finally:
         for name, value in saved.items():
             if value is None:
@@ -218,10 +272,36 @@ def run(only: list[str] | None = None, *, quick: bool = False,
                 os.environ[name] = value
 
 
+def _overrides(chosen: list[Notebook], model: str | None, parameters: dict,
+               parameters_file: str | Path | None) -> dict[str, dict]:
+    """{notebook name: the parameters it is given beyond the common ones}: ``model`` as its
+    :attr:`Notebook.model_param`, then those of ``parameters`` it has. Refuses, before any
+    notebook runs, a model for a notebook without a model parameter and a parameter no
+    chosen notebook has."""
+    where = f"--parameters {parameters_file}" if parameters_file else "parameters"
+    names = {nb.name: notebook_parameters(nb) for nb in chosen}
+    unknown = sorted(set(parameters) - {n for have in names.values() for n in have})
+    if unknown:
+        raise ValueError(f"{where}: no parameter {', '.join(map(repr, unknown))} in "
+                         f"{', '.join(names)} (see their parameters cells)")
+    if model is not None:
+        without = [nb.name for nb in chosen if nb.model_param is None]
+        if without:
+            raise ValueError(f"--model: {', '.join(without)} compare several models (no one "
+                             "model parameter): set them in a parameters file "
+                             "(--parameters FILE.yaml), or leave them out with --only")
+    out = {}
+    for nb in chosen:
+        given = {nb.model_param: model} if model is not None else {}
+        given.update({k: v for k, v in parameters.items() if k in names[nb.name]})
+        out[nb.name] = given
+    return out
+
+
 def _run(only: list[str] | None, *, quick: bool, figures_dir: str | Path,
          executed_dir: str | Path, runs_dir: str | Path, corpus: str | None,
          dask_scheduler: str | None, max_utterances: int | None, jobs: int | None,
-         log) -> dict[str, Path]:
+         overrides: dict[str, dict] | None = None, log) -> dict[str, Path]:
     figures_dir, executed_dir = Path(figures_dir), Path(executed_dir)
     if max_utterances is not None and (quick or max_utterances < 1):
         raise ValueError("max_utterances: a positive number, and not with quick")
@@ -244,6 +324,7 @@ def _run(only: list[str] | None, *, quick: bool, figures_dir: str | Path,
         if max_utterances:
             params["max_utterances"] = max_utterances
         params.update(nb.batch)
+        params.update((overrides or {}).get(nb.name, {}))
         work.append((nb, executed_dir / nb.file, params))
 
     def finished(nb: Notebook, out: Path, seconds: float) -> None:
@@ -291,12 +372,15 @@ def main_reproduce(only: list[str] | None, *, quick: bool, figures_dir: str | No
                    executed_dir: str | None, runs_dir: str | None, corpus: str | None,
                    dask_scheduler: str | None, max_utterances: int | None = None,
                    jobs: int | None = None, store: bool = True,
-                   device: str | None = None) -> int:
+                   device: str | None = None, model: str | None = None,
+                   parameters_file: str | None = None) -> int:
     t0 = time.perf_counter()
+    parameters = read_parameters(parameters_file) if parameters_file else None
     run(only, quick=quick, figures_dir=figures_dir or FIGURES_DIR,
         executed_dir=executed_dir or EXECUTED_DIR, runs_dir=runs_dir or RUNS_DIR,
         corpus=corpus, dask_scheduler=dask_scheduler, max_utterances=max_utterances,
-        jobs=jobs, store=store, device=device)
+        jobs=jobs, store=store, device=device, model=model, parameters=parameters,
+        parameters_file=parameters_file)
     print(f"done in {(time.perf_counter() - t0) / 60:.1f} min: executed notebooks in "
           f"{executed_dir or EXECUTED_DIR}, figures and tables in {figures_dir or FIGURES_DIR}")
     table = claims_summary(figures_dir or FIGURES_DIR, only)
@@ -333,12 +417,9 @@ def claims_summary(figures_dir: str | Path = FIGURES_DIR,
 
 
 def verdict_counts(table: pd.DataFrame) -> str:
-    """"12 hold, 3 contradicted, 9 undecided", and in a quick run ", 5 not decided (quick
-    run)" for the claims that need the full run (:data:`simul.claims.QUICK_UNDECIDED`)."""
-    from simul.claims import QUICK_UNDECIDED
+    """"12 hold, 3 contradicted, 9 undecided" (", 2 not measured" when some are), and in a
+    quick run ", 5 not decided (quick run)" for the claims that need the full run
+    (:data:`simul.claims.QUICK_UNDECIDED`)."""
+    from simul.claims import counts
 
-    counts = table.verdict.value_counts()
-    quick = int(table.verdict.astype(str).str.startswith(QUICK_UNDECIDED).sum())
-    return (f"{counts.get('holds', 0)} hold, {counts.get('contradicted', 0)} contradicted, "
-            f"{counts.get('undecided', 0)} undecided"
-            + (f", {quick} not decided (quick run)" if quick else ""))
+    return counts(table.verdict)

@@ -98,7 +98,8 @@ class SimulAgent(SpeechToTextAgent):
         if model is None:
             if not self.model_name:
                 raise ValueError("--model is required: a shipped model "
-                                 f"({', '.join(registry.shipped()) or 'none yet'}) or a directory")
+                                 f"({', '.join(registry.shipped()) or 'none yet'}), a directory "
+                                 "or a Hub repo id")
             model = loader.load(self.model_name, device)
         self.model = model
         super().__init__(args)
@@ -107,7 +108,8 @@ class SimulAgent(SpeechToTextAgent):
     @staticmethod
     def add_args(parser: ArgumentParser) -> None:
         parser.add_argument("--model", required=True,
-                            help="shipped model name (data/models/) or ESPnet2 ST model dir")
+                            help="shipped model name (data/models/), ESPnet2 ST or "
+                                 "transformers Speech2Text model dir, or Hub repo id")
         parser.add_argument("--policy", default="offline", help="see `simul policies`")
         parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                             help="policy setting, e.g. --set k=3 (repeatable)")

@@ -51,7 +51,9 @@ def test_a_noisy_difference_is_undecided_with_a_sample_size_to_decide_it():
     assert e.low < 0 < e.high and e.verdict == "undecided"
     # the half-width shrinks as 1/√n: n·(half-width / effect)² segments
     half = (e.high - e.low) / 2
-    assert e.segments_needed() == pytest.approx(5 * (half / 24.0) ** 2, abs=1)
+    assert e.segments_needed(power=0.5) == pytest.approx(5 * (half / 24.0) ** 2, abs=1)
+    # at 80 % power: ((1.96 + 0.84) / 1.96)² = 2.043 times as many
+    assert e.segments_needed() == pytest.approx(2.0432 * 5 * (half / 24.0) ** 2, abs=1)
     assert e.segments_needed() > 5
 
 
@@ -95,16 +97,30 @@ def test_equivalence_verdicts_against_the_margin():
 
 
 def test_segments_needed_measures_the_distance_to_the_nearest_bound():
-    # non-inferiority at −1: effect −0.5 is 0.5 from −1, half-width 1.3 → 40·(1.3/0.5)² = 270.4
-    assert Evidence(-0.5, -1.8, +0.8, 40, "greater", margin=1.0).segments_needed() == 271
+    # at even odds (power ½): non-inferiority at −1: effect −0.5 is 0.5 from −1, half-width
+    # 1.3 → 40·(1.3/0.5)² = 270.4
+    half = 0.5
+    assert Evidence(-0.5, -1.8, +0.8, 40, "greater", margin=1.0).segments_needed(half) == 271
     # superiority of the same numbers: 0.5 from 0 as well
-    assert Evidence(-0.5, -1.8, +0.8, 40, "greater").segments_needed() == 271
+    assert Evidence(-0.5, -1.8, +0.8, 40, "greater").segments_needed(half) == 271
     # equivalence ±1: effect 0.2 is 0.8 from +1, half-width 1.0 → 40·(1/0.8)² = 62.5
-    assert Evidence(0.2, -0.8, 1.2, 40, "within", margin=1.0).segments_needed() == 63
+    assert Evidence(0.2, -0.8, 1.2, 40, "within", margin=1.0).segments_needed(half) == 63
     # an effect outside the margin: to contradict, 0.5 from +1, half-width 1 → 160
-    assert Evidence(1.5, 0.5, 2.5, 40, "within", margin=1.0).segments_needed() == 160
+    assert Evidence(1.5, 0.5, 2.5, 40, "within", margin=1.0).segments_needed(half) == 160
     # on a bound: no sample size moves it
     assert Evidence(-1.0, -2.0, 0.0, 40, "greater", margin=1.0).segments_needed() is None
+
+
+@pytest.mark.parametrize("power, expected", [
+    # 95 % interval (z 1.95996): 40·((1.95996 + z_power)/1.95996 · 1.3/0.5)²,
+    # z_power 0.84162 (80 %) → 552.5, 1.28155 (90 %) → 739.4
+    (0.8, 553), (0.9, 740),
+])
+def test_segments_needed_at_a_power(power, expected):
+    e = Evidence(-0.5, -1.8, +0.8, 40, "greater")
+    assert e.segments_needed(power) == expected
+    with pytest.raises(ValueError, match="power"):
+        e.segments_needed(1.0)
 
 
 def test_an_equivalence_interval_is_the_90_percent_one():
@@ -245,20 +261,21 @@ def test_resamples_computed_in_worker_processes_are_those_computed_here(rows, mo
     import numpy as np
 
     from simul import claims
+    from simul.claims import resampling as boot
 
     data = claims.Segments(rows[rows.setting != "wrong"], metrics=("AL",))
     statistic = claims.weakest_step(by="param_s", along="param_k")
-    resamples = claims._resamples(data.n, 50, seed=1)
-    monkeypatch.setattr(claims, "WORKERS", 1)
-    here = claims._on_resamples(statistic, data, resamples)
+    resamples = boot.resamples_of(data.n, 50, seed=1)
+    monkeypatch.setattr(boot, "WORKERS", 1)
+    here = boot.on_resamples(statistic, data, resamples)
     assert len(set(here.tolist())) > 3  # the resamples differ
 
     pools = []
-    started = claims._statistics_pool
-    monkeypatch.setattr(claims, "_statistics_pool", lambda n: pools.append(n) or started(n))
-    monkeypatch.setattr(claims, "WORKERS", 3)
-    monkeypatch.setattr(claims, "PARALLEL_MIN_S", 0.0)
-    np.testing.assert_array_equal(claims._on_resamples(statistic, data, resamples), here)
+    started = boot.statistics_pool
+    monkeypatch.setattr(boot, "statistics_pool", lambda n: pools.append(n) or started(n))
+    monkeypatch.setattr(boot, "WORKERS", 3)
+    monkeypatch.setattr(boot, "PARALLEL_MIN_S", 0.0)
+    np.testing.assert_array_equal(boot.on_resamples(statistic, data, resamples), here)
     assert pools == [2]
 
     lock = threading.Lock()
@@ -266,10 +283,10 @@ def test_resamples_computed_in_worker_processes_are_those_computed_here(rows, mo
     def locked(rows):
         with lock:
             return statistic(rows)
-    np.testing.assert_array_equal(claims._on_resamples(locked, data, resamples), here)
+    np.testing.assert_array_equal(boot.on_resamples(locked, data, resamples), here)
     assert pools == [2]  # not sent: computed here
-    monkeypatch.setattr(claims, "PARALLEL_MIN_S", 1e9)  # too quick to be worth the workers
-    np.testing.assert_array_equal(claims._on_resamples(statistic, data, resamples), here)
+    monkeypatch.setattr(boot, "PARALLEL_MIN_S", 1e9)  # too quick to be worth the workers
+    np.testing.assert_array_equal(boot.on_resamples(statistic, data, resamples), here)
     assert pools == [2]
 
 
@@ -293,8 +310,9 @@ def test_claims_table_has_verdicts(tmp_path):
                     Claim("X-2", "CA ≥ NCA everywhere", False, "one setting below")], tmp_path)
     assert table.verdict.tolist() == ["undecided", "contradicted"]
     assert table.holds.tolist() == [False, False]
-    # half-width 3 for an effect of 2: 40 · (3/2)² = 90 segments would decide it
-    assert table.needs_more.tolist()[0] == 90 and table.n.tolist()[0] == 40
+    # half-width 3 for an effect of 2: at 80 % power 40 · (1.4294 · 3/2)² = 183.9 segments
+    # would decide it (90 at even odds)
+    assert table.needs_more.tolist()[0] == 184 and table.n.tolist()[0] == 40
     assert (tmp_path / "claims.csv").is_file()
 
 

@@ -83,6 +83,18 @@ def test_confirm_decides_on_the_fresh_segments_alone(tiny_model_dir, corpus, tmp
     pd.testing.assert_frame_equal(out, again)
 
 
+def test_power_sizes_the_second_stage():
+    replay = claims.Replay(pd.DataFrame(), lambda rows: 0.0, "greater", 1.0, ("AL",))
+    first = pd.Series({"effect": -0.5, "low": -1.8, "high": 0.8, "n": 40})
+    # 0.5 from the margin's −1, half-width 1.3: 40 · ((1.96 + z)/1.96 · 2.6)², z the power's
+    # quantile: 270.4 at ½, 552.5 at 0.8, 739.6 at 0.9
+    assert [confirm.needed(first, replay, p) for p in (0.5, 0.8, 0.9)] == [271, 553, 740]
+    assert confirm.needed(pd.Series({**first, "effect": float("nan")}), replay, 0.8) is None
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(confirm.ConfirmError, match="--power"):
+            confirm.candidates(power=bad)
+
+
 def test_confirm_refuses_a_quick_run_and_an_empty_figures_folder(tmp_path):
     with pytest.raises(confirm.ConfirmError, match="run simul reproduce"):
         confirm.run(["tutorial"], figures_dir=tmp_path)

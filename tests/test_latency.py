@@ -8,6 +8,7 @@ computed with the formula under test. Notation: |X| source ms, R reference words
 import json
 import math
 
+import numpy as np
 import pytest
 
 from simul.metrics.latency import (
@@ -288,3 +289,21 @@ def test_metric_lists_come_from_the_registry():
     assert SIMULEVAL_METRICS == ("AL", "LAAL", "DAL", "AP", "ATD", "StartOffset", "EndOffset",
                                  "RTF")
     assert PAPER_METRICS == ("AL_N21", "AL_N21_orig", "AL_orig", "AL_M20", "AL_K22")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_computation_aware_latency_is_never_below_its_ideal_form(seed):
+    # by construction, not a paper's claim: a record whose elapsed time is below its delay
+    # is refused (simul.records.check), and every latency metric grows with the times it is
+    # given, so AL_CA ≥ AL, LAAL_CA ≥ LAAL … on any record simul accepts
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        n = int(rng.integers(1, 8))
+        source = float(rng.integers(500, 5000))
+        delays = np.sort(rng.uniform(0, source, n))
+        elapsed = np.maximum.accumulate(delays + rng.uniform(0, 800, n))
+        reference = int(rng.integers(1, 10))
+        for metric in ("AL", "LAAL", "DAL", "AP", "ATD"):
+            ideal = sentence_latency(metric, list(delays), source, reference)
+            aware = sentence_latency(metric, list(delays), source, reference, list(elapsed))
+            assert aware >= ideal - 1e-9, (metric, list(delays), list(elapsed))

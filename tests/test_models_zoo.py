@@ -448,13 +448,14 @@ def test_staleness_is_per_pair(fake_run, tmp_path, monkeypatch):
 
 
 def _models_table() -> dict[str, str]:
-    """docs/reference/models.md's shipped-models table: model name → its paper column, with
+    """docs/reference/models.md's table of shipped models: model name → its paper column, with
     a row's short names (`_k4_s350` after `conformer_bpe_en-de_k3_s300`) written out."""
     from pathlib import Path
 
     page = Path(__file__).resolve().parents[1] / "docs" / "reference" / "models.md"
+    section = page.read_text().split("\n## Shipped models\n")[1].split("\n## ")[0]
     table = {}
-    for line in page.read_text().splitlines():
+    for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) < 2 or not cells[0].startswith("`"):
             continue

@@ -6,7 +6,6 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from simul.claims import BLEU_MARGIN
 from simul.papers import han2020
 from simul.sweep import expand
 
@@ -143,73 +142,70 @@ def test_catchup_table_keeps_the_k_s_decoded_with_every_c():
 
 def test_claims_on_the_hand_made_summary():
     found = by_id(han2020.claims(summary(), TRAINED, {"low": 1000, "medium": 2000}))
-    assert list(found) == ["H20-AL-k", "H20-AL-s", "H20-table6", "H20-regimes"]
+    assert list(found) == ["H20-AL-k", "H20-BLEU-k", "H20-AL-s", "H20-BLEU-s", "H20-table6"]
     assert all(c.holds for c in found.values()), [c for c in found.values() if not c.holds]
-    # at the paper's c = 0: AL from k=2 to 3 rises 300 (s 300) and 400 (s 400) ms
-    assert found["H20-AL-k"].detail == "2 groups, all monotone"
-    assert found["H20-AL-k"].evidence.effect == 300.0
-    assert found["H20-AL-s"].detail == "2 groups, all monotone"
-    assert found["H20-table6"].detail == "4 smaller decodes, none above its (kt, st)"
+    # at the paper's c = 0, mean steps: k 2 → 3 AL +300 (s 300), +400 (s 400), BLEU +3, +4;
+    # s at k 2: AL +200, BLEU +2; at k 3: 200 → 300 → 400 ms, AL +250, +300, BLEU +3.5, +3
+    effects = [found[c].evidence.effect for c in ("H20-AL-k", "H20-BLEU-k", "H20-AL-s",
+                                                  "H20-BLEU-s")]
+    assert effects == pytest.approx([350.0, 3.5, 250.0, 8.5 / 3])
+    assert found["H20-AL-k"].detail == "c = 0: 2 groups, all monotone"
+    assert [found[c].finding.half for c in ("H20-AL-k", "H20-BLEU-k")] == ["latency",
+                                                                          "quality"]
+    assert found["H20-table6"].detail == "4 smaller decodes, each below its (kt, st)"
     # 3/300 − 2/300 = 3.0, 3/300 − 3/200 = 3.5, 3/400 − 2/400 = 4.0, 3/400 − 3/300 = 3.0
     assert found["H20-table6"].evidence.effect == 3.0
-    assert found["H20-regimes"].detail == "low (≤ 1000 ms) 13.0, medium (≤ 2000 ms) 16.0"
-    assert {c.id for c in found.values() if c.needs_full_run} == {"H20-table6", "H20-regimes"}
+    assert "H20-regimes" not in found  # nested regimes: a property by construction
 
 
 def test_latency_claims_use_the_papers_catchup():
     # a dip along k at c = 0.5 counts only when the claims are checked at c = 0.5
-    changed = summary({(3, 300.0, 0.5): {"AL": 450.0}})
+    changed = summary({(3, 300.0, 0.5): {"AL": 0.0}})
     assert by_id(han2020.claims(changed, TRAINED))["H20-AL-k"].holds
     claim = by_id(han2020.claims(changed, TRAINED, catchup=0.4))["H20-AL-k"]
-    assert claim.verdict == "contradicted" and "c = 0.5" in claim.text
+    # s 300: 500 → 0 (−500), s 400: 700 → 1100 (+400): a mean step of −50
+    assert claim.verdict == "contradicted" and claim.detail.startswith("c = 0.5")
     assert han2020.paper_catchup(0.98) == 0.0 and han2020.paper_catchup(1.25) == 0.25
 
 
-def test_regimes_claim_needs_the_extra_latency_to_buy_bleu():
-    # with the paper's bounds, the high regime's best is the medium one's (16.0): no gain
-    claim = by_id(han2020.claims(summary(), TRAINED))["H20-regimes"]
-    assert not claim.holds
-    assert claim.detail.endswith("medium (≤ 1940.67 ms) 16.0, high (≤ 4020.97 ms) 16.0")
-
-
-def test_regimes_claim_fails_when_a_regime_is_empty():
-    claim = by_id(han2020.claims(summary(), TRAINED, {"low": 100, "medium": 2000}))[
-        "H20-regimes"]
-    assert not claim.holds and claim.detail.startswith("low (≤ 100 ms) nan")
-
-
-@pytest.mark.parametrize("changes, failing, detail", [
-    ({(3, 300.0, 0.0): {"AL": 550.0}}, "H20-AL-k", "{'s': 300.0}: AL 600, 550"),
-    ({(2, 400.0, 0.0): {"AL": 590.0}}, "H20-AL-s", "{'k': 2}: AL 600, 590"),
-    # a smaller decode more than a BLEU (the non-inferiority margin) above its (kt, st)
-    ({(2, 400.0, 0.0): {"BLEU": 17.5}}, "H20-table6", "2/400: 17.5 > 3/400: 16.0"),
+@pytest.mark.parametrize("rows", [
+    [(900.0, 10.0), (1800.0, 15.0), (3500.0, 20.0)],
+    [(900.0, 20.0), (1800.0, 15.0), (3500.0, 5.0)],  # the slower settings worse
+    [(300.0, 1.0), (1100.0, 30.0), (1500.0, 2.0), (3900.0, 4.0)],
 ])
-def test_each_claim_fails_when_its_numbers_say_so(changes, failing, detail):
+def test_nested_regimes_never_lose_bleu_by_construction(rows):
+    # each regime's bound contains the previous one's settings: its best BLEU is at least
+    # theirs, whatever the numbers (why "BLEU grows from regime to regime" is no claim)
+    table = pd.DataFrame([{"model": "m", "split": "tst-COMMON", "policy": "wait_k_catchup",
+                           "setting": f"s{i}", "param_k": 2 + i, "param_stride_ms": 300.0,
+                           "param_catchup": 0.0, "BLEU": b, "AL": al}
+                          for i, (al, b) in enumerate(rows)])
+    bleu = han2020.table7(table, han2020.REGIMES_MS, {}).BLEU.dropna().tolist()
+    assert bleu == sorted(bleu)
+
+
+@pytest.mark.parametrize("changes, failing", [
+    ({(3, 300.0, 0.0): {"AL": 100.0}}, "H20-AL-k"),  # s 300: 600 → 100; s 400 +400
+    ({(3, 300.0, 0.0): {"BLEU": 2.0}}, "H20-BLEU-k"),  # s 300: 10 → 2; s 400 +4
+    ({(2, 400.0, 0.0): {"AL": 0.0}, (3, 400.0, 0.0): {"AL": 300.0}}, "H20-AL-s"),
+    ({(2, 400.0, 0.0): {"BLEU": 1.0}, (3, 400.0, 0.0): {"BLEU": 5.0}}, "H20-BLEU-s"),
+    # a smaller decode above its (kt, st), by any amount: "not any improvement"
+    ({(2, 400.0, 0.0): {"BLEU": 16.5}}, "H20-table6"),
+])
+def test_each_claim_fails_when_its_numbers_say_so(changes, failing):
     claim = by_id(han2020.claims(summary(changes), TRAINED, {"low": 1000}))[failing]
     assert claim.verdict == "contradicted"
-    assert claim.detail == detail
 
 
-def test_table6_claim_is_non_inferiority_within_a_bleu():
-    # 2/400 half a BLEU above 3/400: no gain beyond the margin, so it holds
+def test_table6_claim_is_superiority_every_cell_below():
     claim = by_id(han2020.claims(summary({(2, 400.0, 0.0): {"BLEU": 16.5}}), TRAINED))[
         "H20-table6"]
-    assert claim.evidence.effect == pytest.approx(-0.5) and claim.holds
-    assert claim.detail == "2/400: 16.5 > 3/400: 16.0"
-
-
-def test_claim_kinds():
-    found = by_id(han2020.claims(summary(), TRAINED, {"low": 1000, "medium": 2000}))
-    kinds = {cid: (c.kind, c.evidence.margin) for cid, c in found.items()}
-    assert kinds == {"H20-AL-k": ("superiority", 0.0), "H20-AL-s": ("superiority", 0.0),
-                     "H20-table6": ("non-inferiority", BLEU_MARGIN),
-                     "H20-regimes": ("superiority", 0.0)}
-    assert "margin 1 BLEU" in found["H20-table6"].text
-    rows = trained_rows({"w7": {5: 23.0, 7: 25.0}})
-    for eos in (False, True):
-        (claim,) = han2020.ktest_claims(rows, {"w7": 7}, eos_allowed=eos)
-        assert (claim.kind, claim.evidence.margin) == ("non-inferiority", BLEU_MARGIN)
-        assert "margin 1 BLEU" in claim.text
+    assert claim.evidence.effect == pytest.approx(-0.5)
+    assert (claim.kind, claim.finding.margin) == ("superiority", 0.0)
+    assert claim.detail == "2/400: 16.5 ≥ 3/400: 16.0"
+    tie = by_id(han2020.claims(summary({(2, 400.0, 0.0): {"BLEU": 16.0}}), TRAINED))[
+        "H20-table6"]
+    assert tie.evidence.effect == 0.0 and tie.verdict == "undecided"
 
 
 def test_emission_ratio_counts_words():
@@ -241,14 +237,12 @@ def test_ktest_claim_holds_when_no_smaller_k_does_better():
     (claim,) = han2020.ktest_claims(rows, {"w3": 3, "w7": 7})
     assert claim.evidence.effect == pytest.approx(2.0) and claim.holds
     assert "w7 (k_train 7): k=3 15.0, k=5 23.0, k=7 25.0" in claim.detail
-    # a smaller k_test above k_train's by more than the margin (1 BLEU): contradicted; by
-    # less: still no gain beyond the margin
-    rows = trained_rows({"w7": {3: 15.0, 5: 26.5, 7: 25.0}})
-    (claim,) = han2020.ktest_claims(rows, {"w7": 7})
-    assert claim.evidence.effect == pytest.approx(-1.5) and claim.evidence.verdict == "contradicted"
-    rows = trained_rows({"w7": {3: 15.0, 5: 25.5, 7: 25.0}})
-    (claim,) = han2020.ktest_claims(rows, {"w7": 7})
-    assert claim.evidence.effect == pytest.approx(-0.5) and claim.holds
+    # a smaller k_test above k_train's, by any amount: contradicted
+    for above in (1.5, 0.5):
+        rows = trained_rows({"w7": {3: 15.0, 5: 25.0 + above, 7: 25.0}})
+        (claim,) = han2020.ktest_claims(rows, {"w7": 7})
+        assert claim.evidence.effect == pytest.approx(-above)
+        assert claim.verdict == "contradicted"
 
 
 def test_ktest_claim_leaves_out_a_multi_path_model():
@@ -259,12 +253,14 @@ def test_ktest_claim_leaves_out_a_multi_path_model():
     assert "mp" not in claim.detail
 
 
-def test_ktest_claim_of_the_eos_alternative_is_marked():
+def test_ktest_claim_of_the_eos_alternative_is_simuls_own():
     rows = trained_rows({"w7": {5: 23.0, 7: 25.0}})
     (claim,) = han2020.ktest_claims(rows, {"w7": 7}, eos_allowed=True)
-    assert claim.id == "H20-table6-trained-eos"
-    assert claim.text.startswith("[EOS allowed while reading")
+    assert claim.id == "H20-table6-trained-eos" and claim.own
+    assert "not A.2's setting" in claim.finding.settings
     assert claim.evidence.effect == pytest.approx(2.0)
+    (plain,) = han2020.ktest_claims(rows, {"w7": 7})
+    assert not plain.own
 
 
 # ------------------------------------------------------------ Table 6 on models trained per pair
@@ -296,15 +292,24 @@ def test_pairs_table_and_claim():
     assert t.decode.tolist() == list(han2020.DECODES)
     assert t["BLEU 3/300"].tolist() == [13.0, 12.0, 7.0]
     assert t["AL 4/800"].tolist() == [3200.0, 2400.0, 2800.0]
-    (claim,) = han2020.pairs_claims(rows, trained)
+    claim, drop = han2020.pairs_claims(rows, trained)
     assert claim.id == "H20-table6-pairs"
     assert claim.evidence.effect == pytest.approx(0.1) and claim.holds
     assert "4/800: 4/800 18.0, 3/800 17.8, 4/700 17.9" in claim.detail
-    # a smaller decode above its trained pair by more than a BLEU: contradicted
+    assert drop.id == "H20-k5-drop" and drop.verdict == "not measured"
+    # a smaller decode above its trained pair: contradicted
     rows = pair_rows({"a": {(3, 300.0): 13.0, (2, 300.0): 14.5}})
-    (claim,) = han2020.pairs_claims(rows, {"a": (3, 300.0)})
+    claim, _ = han2020.pairs_claims(rows, {"a": (3, 300.0)})
     assert claim.evidence.effect == pytest.approx(-1.5)
     assert claim.evidence.verdict == "contradicted"
+
+
+@pytest.mark.parametrize("bleu_5, verdict", [(17.4, "holds"), (18.5, "contradicted")])
+def test_bleu_drops_from_k_4_to_5_at_800_ms(bleu_5, verdict):
+    rows = pair_rows({"b": {(4, 800.0): 18.0}, "c": {(5, 800.0): bleu_5}})
+    _, drop = han2020.pairs_claims(rows, {"b": (4, 800), "c": (5, 800)})
+    assert drop.evidence.effect == pytest.approx(bleu_5 - 18.0)
+    assert drop.verdict == verdict
 
 
 # ------------------------------------------------------------ Table 4: text, k_test vs k_train
@@ -340,9 +345,10 @@ def test_table4_layout_and_the_larger_k_claim():
     assert "BLEU [1, 3, 5]" not in " ".join(t.columns)  # the multi-path model has no kt
     (claim,) = han2020.table4_claims(rows, trained)
     assert claim.id == "H20-table4"
+    # every pair of k_train decoded at the smaller k: 4 → 3 +0.5, 7 → 4 +2.0, 8 → 7 +0.5
     assert claim.evidence.effect == pytest.approx(0.5) and claim.holds
-    assert claim.detail == "k = 3: trained 4 20.5, trained 3 20.0; k = 7: trained 8 29.1, " \
-                           "trained 7 28.6"
+    assert claim.detail == ("k = 3: trained 4 20.5, trained 3 20.0; k = 4: trained 7 24.0, "
+                            "trained 4 22.0; k = 7: trained 8 29.1, trained 7 28.6")
     # one pair the other way round: the smallest gain is negative, not superiority
     rows = text_rows({**bleu, "t4": {4: 22.0, 3: 19.0}})
     (claim,) = han2020.table4_claims(rows, trained)
@@ -389,7 +395,7 @@ def test_meta_claims_smallest_gain_by_hand():
     # wMT − woMT per regime: 2, 1, 6 → 1; wMT − control: 1, −1, 1 → −1
     assert claims["H20-meta"].evidence.effect == 1.0
     assert claims["H20-meta-control"].evidence.effect == -1.0
-    assert "beyond the paper" in claims["H20-meta-control"].text
+    assert claims["H20-meta-control"].own and not claims["H20-meta"].own
     assert "low: wMT 12.0, woMT 10.0" in claims["H20-meta"].detail
     # a regime no setting of a system fits: no effect
     claims = han2020.meta_claims(meta_summary({"m_wo": [10, 14, 13], "m_w": [12, 15, 20],

@@ -131,11 +131,20 @@ def test_ca_gap_needs_the_ca_column():
 
 def test_claims_hold_on_the_hand_made_summary():
     found = by_id(ma2020.claims(summary()))
-    assert list(found) == ["M20-AL-k", "M20-AL-step", "M20-small-step", "M20-word",
-                           "M20-phoneme", "M20-CA"]
+    assert list(found) == ["M20-AL-k", "M20-BLEU-k", "M20-AL-step", "M20-BLEU-step",
+                           "M20-small-step", "M20-best-step", "M20-word", "M20-phoneme",
+                           "M20-CA"]
+    # Δt 280 ms shares no latency with Δt 120 ms: nothing to compare it with
+    assert found.pop("M20-best-step").verdict == "undecided"
     assert all(c.holds for c in found.values()), [c for c in found.values() if not c.holds]
-    assert found["M20-AL-k"].detail == "4 curves, all monotone"
-    assert found["M20-AL-step"].detail == "2 curves, all monotone"
+    # mean steps with k: AL 120, 280, 270, 80 (mean 187.5); BLEU 1, 4, 5, 1 (2.75);
+    # with Δt at k 1, 2: AL 200, 360 (280); BLEU 6, 9 (7.5)
+    assert [found[c].evidence.effect for c in ("M20-AL-k", "M20-BLEU-k", "M20-AL-step",
+                                               "M20-BLEU-step")] == pytest.approx(
+        [187.5, 2.75, 280.0, 7.5])
+    assert [found[c].finding.half for c in ("M20-AL-k", "M20-BLEU-k")] == ["latency",
+                                                                          "quality"]
+    assert found["M20-AL-k"].detail == "4 curves, all monotone in AL_M20"
     assert found["M20-word"].detail == ("best per 500 ms bucket, word − fixed BLEU: "
                                         "0 ms +7.0, 500 ms +3.0")
     # at matched AL_M20 (450–720 ms) the word curve (10 → 15) lies above the fixed front
@@ -144,27 +153,48 @@ def test_claims_hold_on_the_hand_made_summary():
     assert 2.93 < found["M20-word"].evidence.effect < 5.125
     assert found["M20-phoneme"].detail == "best BLEU over k: phoneme 2.0, word 15.0"
     assert "120 ms 490, 280 ms 260" in found["M20-CA"].detail
-    needs_full = {c.id for c in found.values() if c.needs_full_run}
-    # measured times and AL over fine triggers need more than a quick run's utterances
-    assert needs_full == {"M20-small-step", "M20-word", "M20-phoneme", "M20-AL-k", "M20-CA"}
 
 
 @pytest.mark.parametrize("changes, failing", [
-    # latency falls from k = 1 to k = 2 on the word curve
-    ({("word", None, 2): {"AL_M20": 400.0}}, "M20-AL-k"),
-    # Δt 280 reads less than Δt 120 at k = 1
-    ({("fixed", 280.0, 1): {"AL_M20": 250.0}}, "M20-AL-step"),
+    # latency falls a long way from k = 1 to k = 2 on the word curve: the mean step < 0
+    ({("word", None, 2): {"AL_M20": -700.0}}, "M20-AL-k"),
+    ({("word", None, 2): {"BLEU": 1.0}}, "M20-BLEU-k"),
+    # Δt 280 reads less than Δt 120 at both k, and translates worse
+    ({("fixed", 280.0, 1): {"AL_M20": 250.0}, ("fixed", 280.0, 2): {"AL_M20": 400.0}},
+     "M20-AL-step"),
+    ({("fixed", 280.0, 1): {"BLEU": 1.0}, ("fixed", 280.0, 2): {"BLEU": 2.0}},
+     "M20-BLEU-step"),
     # the smallest step reaches the best quality
     ({("fixed", 120.0, 2): {"BLEU": 13.0}}, "M20-small-step"),
-    # phoneme boundaries as good as the best word setting
-    ({("phoneme", None, 2): {"BLEU": 15.0}}, "M20-phoneme"),
+    # phoneme boundaries better than the best word setting
+    ({("phoneme", None, 2): {"BLEU": 16.0}}, "M20-phoneme"),
     # the overhead grows with the step size
     ({("fixed", 280.0, 1): {"AL_M20_CA": 1100.0}, ("fixed", 280.0, 2): {"AL_M20_CA": 1300.0}},
      "M20-CA"),
 ])
 def test_each_claim_fails_when_its_numbers_say_so(changes, failing):
     found = by_id(ma2020.claims(summary(changes)))
-    assert not found[failing].holds
+    assert found[failing].verdict == "contradicted"
+
+
+@pytest.mark.parametrize("bleu_280, effect, verdict", [
+    # Δt 200 (400 → 10, 800 → 14), 360 (11, 15): 280's curve 2 above 200's, 1 above 360's
+    ((12.0, 16.0), 1.0, "holds"),
+    # 280's curve 2 below 200's, 3 below 360's: beyond the 1-BLEU margin
+    ((8.0, 12.0), -3.0, "contradicted"),
+])
+def test_best_step_by_hand(bleu_280, effect, verdict):
+    rows = [("fixed", step, k, bleu, al) for step, b in ((200.0, (10.0, 14.0)),
+                                                         (280.0, bleu_280),
+                                                         (360.0, (11.0, 15.0)))
+            for k, bleu, al in ((1, b[0], 400.0), (2, b[1], 800.0))]
+    table = pd.DataFrame([{"model": "m", "split": "tst-COMMON", "policy": "predecision",
+                           "setting": f"{t}_{s}_{k}", "param_trigger": t, "param_step_ms": s,
+                           "param_k": k, "BLEU": b, "AL": al, "AL_M20": al}
+                          for t, s, k, b, al in rows])
+    claim = by_id(ma2020.claims(table))["M20-best-step"]
+    assert claim.evidence.effect == pytest.approx(effect) and claim.verdict == verdict
+    assert (claim.kind, claim.finding.margin) == ("non-inferiority", 1.0)
 
 
 def with_step_440(gaps):
@@ -211,7 +241,8 @@ def test_claims_without_flexible_triggers():
     table = summary()
     table = table[~table.param_trigger.isin(["word", "phoneme"])]
     found = by_id(ma2020.claims(table))
-    assert set(found) == {"M20-AL-k", "M20-AL-step", "M20-small-step", "M20-CA"}
+    assert set(found) == {"M20-AL-k", "M20-BLEU-k", "M20-AL-step", "M20-BLEU-step",
+                          "M20-small-step", "M20-best-step", "M20-CA"}
 
 
 def test_unit_durations_average_the_oracle_spans():
@@ -291,20 +322,47 @@ def test_mma_claims_by_hand():
     assert claims["M20-MMA-granularity"].holds
     assert claims["M20-MMA-granularity"].evidence.effect == pytest.approx(10.0)
     # MMA+word's front (700 → 17, 1800 → 19) is above every other front where they overlap
-    assert claims["M20-MMA-word-best"].holds
+    assert claims["M20-MMA-word-best"].holds and claims["M20-MMA-word"].holds
+    # one Δt only: the step findings need more decodes
+    assert claims["M20-MMA-small-step"].verdict == "not measured"
+    assert claims["M20-MMA-robust"].verdict == "not measured"
+
+
+def with_mma_steps(bleu_440: float) -> pd.DataFrame:
+    """mma_summary's fixed family also at Δt 120 ms (BLEU 5, 4, 3) and 440 ms (280's points,
+    ``bleu_440`` BLEU higher)."""
+    base = mma_summary()
+    fixed = base[base.param_trigger == "fixed"]
+    small = fixed.assign(param_step_ms=120.0, BLEU=[5.0, 4.0, 3.0],
+                         setting=lambda d: d.model + "_120")
+    large = fixed.assign(param_step_ms=440.0, BLEU=fixed.BLEU + bleu_440,
+                         setting=lambda d: d.model + "_440")
+    return pd.concat([base, small, large], ignore_index=True)
+
+
+@pytest.mark.parametrize("bleu_440, verdict", [(0.5, "holds"), (3.0, "contradicted")])
+def test_mma_poor_at_the_smallest_step_and_similar_at_the_others(bleu_440, verdict):
+    claims = by_id(ma2020.mma_claims(summary(), with_mma_steps(bleu_440), WEIGHTS))
+    # best over λ: 120 ms 5; 280 ms 18; 440 ms 18 + bleu_440: the lowest other − 5 = 13
+    assert claims["M20-MMA-small-step"].evidence.effect == pytest.approx(13.0)
+    assert claims["M20-MMA-small-step"].verdict == "holds"
+    # 440's λ-curve is 280's, bleu_440 higher: within ±1 BLEU or not
+    assert claims["M20-MMA-robust"].evidence.effect == pytest.approx(bleu_440)
+    assert claims["M20-MMA-robust"].verdict == verdict
 
 
 @pytest.mark.parametrize(("changes", "failing"), [
-    ({("mma2", "fixed"): {"AL_M20": 1600.0}}, "M20-MMA-lambda"),  # λ 0.1 slower than 0.01
+    ({("mma2", "fixed"): {"AL_M20": 1600.0}}, {"M20-MMA-lambda"}),  # λ 0.1 slower than 0.01
     ({("word0", "phoneme"): {"BLEU": 2.0}, ("word1", "phoneme"): {"BLEU": 1.0}},
-     "M20-MMA-granularity"),  # MMA loses 17 BLEU from word to phoneme, wait-k 13
+     {"M20-MMA-granularity"}),  # MMA loses 17 BLEU from word to phoneme, wait-k 13
     ({("word1", "word"): {"BLEU": 5.0}, ("word0", "word"): {"BLEU": 6.0}},
-     "M20-MMA-word-best"),
+     {"M20-MMA-word-best", "M20-MMA-word"}),
 ])
 def test_each_mma_claim_fails_when_its_numbers_say_so(changes, failing):
     claims = by_id(ma2020.mma_claims(summary(), mma_summary(changes), WEIGHTS))
-    assert not claims[failing].holds
-    assert all(c.holds for n, c in claims.items() if n != failing)
+    assert {n for n, c in claims.items() if c.verdict == "contradicted"} == failing
+    assert all(c.holds for n, c in claims.items()
+               if n not in failing and c.verdict != "not measured")
 
 
 def test_flexible_curves_join_wait_k_by_k_and_mma_by_lambda():

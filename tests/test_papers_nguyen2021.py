@@ -3,7 +3,6 @@
 import pandas as pd
 import pytest
 
-from simul.claims import BLEU_MARGIN
 from simul.papers import nguyen2021 as n21
 from simul.sweep import expand
 
@@ -87,25 +86,14 @@ def test_offline_below_the_best_setting_fails():
     assert found["N21-offline"].detail == "offline 20.0, best wait-k 23.0"
 
 
-def test_bpe_claim_compares_each_bpe_setting_with_chars():
-    rows = [{"model": m, "policy": "wait_k_frames", "setting": st, "AL": al}
-            for m, st, al in (("blstm_char_en-pt", "a", 1000.0), ("blstm_char_en-pt", "b", 2000.0),
-                              ("blstm_bpe-small_en-pt", "a", 900.0),
-                              ("blstm_bpe-small_en-pt", "b", 2100.0))]
-    found = by_id(n21.claims(summary(), pd.DataFrame(rows)))
-    assert not found["N21-BPE"].holds
-    assert found["N21-BPE"].detail == "blstm_bpe-small_en-pt b: AL 2100 ≥ char 2000"
-
-
-def test_offline_claim_is_non_inferiority_within_a_bleu():
+def test_offline_claim_is_superiority():
     table = summary()
-    table.loc[table.policy == "offline", "BLEU"] = 22.5  # best wait-k 23: within 1 BLEU
-    found = by_id(n21.claims(table))
-    offline = found["N21-offline"]
-    assert (offline.kind, offline.evidence.margin) == ("non-inferiority", BLEU_MARGIN)
-    assert offline.evidence.effect == pytest.approx(-0.5) and offline.holds
-    assert "non-inferiority, margin 1 BLEU" in offline.text
-    assert {c.kind for cid, c in found.items() if cid != "N21-offline"} == {"superiority"}
+    table.loc[table.policy == "offline", "BLEU"] = 22.5  # best wait-k 23: below it
+    offline = by_id(n21.claims(table))["N21-offline"]
+    assert (offline.kind, offline.evidence.margin) == ("superiority", 0.0)
+    assert offline.evidence.effect == pytest.approx(-0.5)
+    assert offline.verdict == "contradicted"
+    assert by_id(n21.claims(summary()))["N21-offline"].evidence.effect == pytest.approx(7.0)
 
 
 def test_n2s20_claims_by_hand():
@@ -132,22 +120,34 @@ def test_n2s20_claims_need_both_settings():
     assert not {"N21-N2s20-AL", "N21-N2s20-BLEU"} & set(by_id(n21.claims(table)))
 
 
-def test_bpe_bleu_claim_is_the_mean_char_minus_bpe_gap():
-    # char − BPE at the same setting: small a +2, b +1; large a +1, b −1: mean +0.75
-    rows = [{"model": m, "policy": "wait_k_frames", "setting": st, "AL": al, "BLEU": b}
-            for m, st, al, b in (("blstm_char_en-pt", "a", 1000.0, 10.0),
-                                 ("blstm_char_en-pt", "b", 2000.0, 20.0),
-                                 ("blstm_bpe-small_en-pt", "a", 900.0, 8.0),
-                                 ("blstm_bpe-small_en-pt", "b", 1900.0, 19.0),
-                                 ("blstm_bpe-large_en-pt", "a", 800.0, 9.0),
-                                 ("blstm_bpe-large_en-pt", "b", 1800.0, 21.0))]
-    claim = by_id(n21.claims(summary(), pd.DataFrame(rows)))["N21-BPE-BLEU"]
-    assert claim.evidence.effect == pytest.approx(0.75) and claim.holds
-    assert (claim.kind, claim.evidence.claimed) == ("superiority", "greater")
-    assert claim.needs_full_run and claim.evidence.n == 0
-    assert "blstm_bpe-large_en-pt b: BLEU 21.0 vs char 20.0" in claim.detail
-    rows[1]["BLEU"] = 17.0  # char b now below both BPE models: mean (2 − 2 + 1 − 4) / 4
-    claim = by_id(n21.claims(summary(), pd.DataFrame(rows)))["N21-BPE-BLEU"]
+def figure2(char_b_bleu=20.0):
+    """Char, BPE400 and BPE2K at two settings: char − BPE BLEU small a +2, b +1, large a +1,
+    b −1 (mean +0.75); AL char − small +100, +100, − large +200, +200 (mean +150); small −
+    large BLEU −1, −2 (mean −1.5), AL +100 (mean +100)."""
+    return pd.DataFrame([
+        {"model": m, "policy": "wait_k_frames", "setting": st, "AL": al, "BLEU": b}
+        for m, st, al, b in (("blstm_char_en-pt", "a", 1000.0, 10.0),
+                             ("blstm_char_en-pt", "b", 2000.0, char_b_bleu),
+                             ("blstm_bpe-small_en-pt", "a", 900.0, 8.0),
+                             ("blstm_bpe-small_en-pt", "b", 1900.0, 19.0),
+                             ("blstm_bpe-large_en-pt", "a", 800.0, 9.0),
+                             ("blstm_bpe-large_en-pt", "b", 1800.0, 21.0))])
+
+
+def test_bpe_claims_are_mean_gaps_in_both_halves():
+    found = by_id(n21.claims(summary(), figure2()))
+    bleu, al = found["N21-BPE-BLEU"], found["N21-BPE"]
+    assert bleu.evidence.effect == pytest.approx(0.75) and bleu.holds
+    assert al.evidence.effect == pytest.approx(150.0) and al.holds
+    assert (bleu.finding.half, al.finding.half) == ("quality", "latency")
+    assert bleu.finding.sentence == al.finding.sentence
+    # BPE400 against BPE2K: the same trend in the sentence, here only in AL
+    assert found["N21-BPE-size-AL"].evidence.effect == pytest.approx(100.0)
+    assert found["N21-BPE-size-AL"].holds
+    assert found["N21-BPE-size-BLEU"].evidence.effect == pytest.approx(-1.5)
+    assert found["N21-BPE-size-BLEU"].verdict == "contradicted"
+    # char b now below both BPE models: mean (2 − 2 + 1 − 4) / 4
+    claim = by_id(n21.claims(summary(), figure2(17.0)))["N21-BPE-BLEU"]
     assert claim.evidence.effect == pytest.approx(-0.75) and claim.verdict == "contradicted"
 
 
@@ -185,21 +185,29 @@ def test_figure3_e2e_curve_is_its_front_and_the_cascade_every_k():
 def test_figure3_claims_hold_when_the_curves_cross_as_the_paper_says():
     # e2e: 20 → 30 BLEU over 1000–3000 ms; cascade: 10 → 40 over 1000–3000 ms. Common
     # range 1000–3000, middle 2000. e2e − cascade = 10 − 10·(x − 1000)/1000: +10 → 0 on
-    # the low half (mean +5), 0 → −10 on the high half (mean −5)
+    # the low half (mean +5), 0 → −10 on the high half (mean −5); best BLEU 30 against 40
     rows = figure3_rows({1000: 20.0, 3000: 30.0}, {1000: 10.0, 3000: 40.0})
     claims = by_id(n21.figure3_claims(rows))
     low, high = claims["N21-e2e-low"], claims["N21-cascade-high"]
     assert low.evidence.effect == pytest.approx(5.0) and low.holds
     assert high.evidence.effect == pytest.approx(-5.0) and high.holds
-    assert "1000–2000 ms" in low.text and "2000–3000 ms" in high.text
+    assert low.detail.startswith("1000–2000 ms") and high.detail.startswith("2000–3000 ms")
+    comparable = claims["N21-cascade-comparable"]
+    assert comparable.evidence.effect == pytest.approx(-10.0)
+    assert comparable.verdict == "contradicted"
+    # best settings 0.5 BLEU apart: comparable, within 1 BLEU
+    near = by_id(n21.figure3_claims(figure3_rows({1000: 20.0, 3000: 39.5},
+                                                 {1000: 10.0, 3000: 40.0})))
+    assert near["N21-cascade-comparable"].verdict == "holds"
 
 
 def test_figure3_claims_on_the_multipath_cascade_are_marked():
     rows = figure3_rows({1000: 20.0, 3000: 30.0}, {1000: 10.0, 3000: 40.0})
     claims = by_id(n21.figure3_claims(rows, multipath=True))
-    assert set(claims) == {"N21-e2e-low-multipath", "N21-cascade-high-multipath"}
+    assert set(claims) == {"N21-e2e-low-multipath", "N21-cascade-high-multipath",
+                           "N21-cascade-comparable-multipath"}
     low = claims["N21-e2e-low-multipath"]
-    assert low.text.startswith("[cascade with the multi-path MT] e2e beats the cascade")
+    assert "multi-path" in low.finding.settings and not low.own
     assert low.evidence.effect == pytest.approx(5.0) and low.holds
 
 
@@ -213,5 +221,13 @@ def test_figure3_claims_contradicted_when_the_cascade_is_better_everywhere():
 def test_figure3_claims_without_a_common_latency_range_are_undecided():
     rows = figure3_rows({1000: 20.0, 1500: 25.0}, {2500: 10.0, 3000: 40.0})
     claims = n21.figure3_claims(rows)
-    assert [c.evidence.verdict for c in claims] == ["undecided", "undecided"]
+    assert [c.verdict for c in claims[:2]] == ["undecided", "undecided"]
     assert "no common AL_orig range" in claims[0].detail
+
+
+def test_every_claim_is_declared():
+    found = [*n21.claims(summary(), figure2()),
+             *n21.figure3_claims(figure3_rows({1000: 20.0, 3000: 30.0},
+                                              {1000: 10.0, 3000: 40.0}))]
+    assert {c.id for c in found} == set(n21.FINDINGS)
+    assert all(c.finding is n21.FINDINGS[c.id] for c in found)

@@ -138,56 +138,85 @@ def test_curve_gaps_of_disjoint_curves_are_empty():
     assert p22.curve_gaps(a, b) == []
 
 
-def test_claims_hold_when_adaptive_conformer_and_ca_are_above():
+def test_claims_on_two_models():
     # adaptive − fixed at LAAL ≥ 1000: +1 (1200), +0.5 (1500), +2 (2000), +1.5 (2500)
     s = summary(curves("T"), curves("C", shift=1.0),
                 [offline("T", 1, 20.0), offline("T", 5, 21.0),
                  offline("C", 1, 22.0), offline("C", 5, 23.0)])
     found = by_id(p22.claims(s, transformer="T", conformer="C"))
-    assert set(found) == {"P22-adaptive", "P22-conformer-offline", "P22-conformer-simul",
-                          "P22-CA"}
-    assert all(c.holds for c in found.values())
+    assert set(found) == {"P22-adaptive", "P22-fixed-low", "P22-fixed-far",
+                          "P22-adaptive-reach", "P22-conformer-offline", "P22-conformer-simul",
+                          "P22-conformer-latency", "P22-conformer-high", "P22-CA-overhead"}
+    assert found["P22-adaptive"].verdict == "holds"
     assert "+1.0 at 1200 ms" in found["P22-adaptive"].detail
     assert "+0.5 at 1500 ms" in found["P22-adaptive"].detail
     assert found["P22-conformer-offline"].detail == ("offline greedy: 22.0 vs 20.0; "
                                                      "offline beam-5: 23.0 vs 21.0")
-    assert found["P22-adaptive"].needs_full_run and not found["P22-CA"].needs_full_run
+    assert found["P22-conformer-offline"].verdict == "holds"
+    assert found["P22-conformer-simul"].verdict == "holds"
+    # the same LAAL at every (detection, k): within a word
+    assert found["P22-conformer-latency"].evidence.effect == 0.0
+    assert found["P22-conformer-latency"].verdict == "holds"
+    # fixed at k 7: T 16 − 20, C 17 − 22: at least 4 BLEU below offline greedy ("far": the
+    # largest, −4 + 1 = −3, below 0); adaptive at k 7: 18 − 20, 19 − 22: −3, beyond "almost"
+    assert found["P22-fixed-far"].evidence.effect == pytest.approx(-3.0)
+    assert found["P22-fixed-far"].verdict == "holds"
+    assert found["P22-adaptive-reach"].evidence.effect == pytest.approx(-3.0)
+    assert found["P22-adaptive-reach"].verdict == "contradicted"
+    assert (found["P22-fixed-far"].finding.half,
+            found["P22-adaptive-reach"].finding.half) == ("first", "second")
+    # fixed detection is not above adaptive at the lower half of their shared LAAL
+    # (1200–1850 ms): −1 at 1200, −0.5 at 1500
+    assert found["P22-fixed-low"].evidence.effect == pytest.approx(-0.75)
+    assert found["P22-CA-overhead"].verdict == "not measured"
+    assert "CAAT" in found["P22-CA-overhead"].needs
+    assert found["P22-adaptive"].needs_full_run
+    assert not any(c.own for c in found.values())
 
 
 def test_claim_kinds():
-    # P22-adaptive: "higher quality" (§3) is superiority, its text says ">" not "≥"; the
-    # offline-trained model "on par with or better" is non-inferiority within a BLEU
     s = summary(curves("T"), curves("C", shift=1.0),
                 [offline("T", 1, 20.0), offline("C", 1, 22.0)])
     found = by_id(p22.claims(s, transformer="T", conformer="C"))
-    assert {cid: c.kind for cid, c in found.items()} == {
-        "P22-adaptive": "superiority", "P22-conformer-offline": "superiority",
-        "P22-conformer-simul": "superiority", "P22-CA": "property"}
-    assert "adaptive word detection > fixed" in found["P22-adaptive"].text
-    assert "≥" not in found["P22-adaptive"].text.split("(")[0]
-    rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0)},
-                         "w3": {3: (500, 16.0), 5: (1500, 28.0)}})
-    for eos in (False, True):
-        claims = by_id(p22.trained_claims(rows, "off", ["w3"], eos_allowed=eos))
-        suffix = "-eos" if eos else ""
-        high = claims[f"P22-offline-vs-trained{suffix}"]
-        assert (high.kind, high.evidence.margin) == ("non-inferiority", BLEU_MARGIN)
-        assert "non-inferiority, margin 1 BLEU" in high.text
-        assert claims[f"P22-trained-low{suffix}"].kind == "superiority"
+    assert {cid: (c.kind, c.finding.margin) for cid, c in found.items()
+            if c.kind != "superiority"} == {
+        "P22-adaptive-reach": ("non-inferiority", BLEU_MARGIN),
+        "P22-conformer-latency": ("equivalence", p22.WORD_MS)}
+    for c in found.values():
+        assert c.finding is p22.FINDINGS[c.id]
 
 
-def test_offline_vs_trained_holds_within_the_margin():
-    # w3 half a BLEU above the offline model at ≥ 1000 ms: on par, within 1 BLEU
-    rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0), 7: (2500, 40.0)},
-                         "w3": {3: (500, 16.0), 5: (1500, 30.5), 7: (2500, 40.5)}})
-    claim = by_id(p22.trained_claims(rows, "off", ["w3"]))["P22-offline-vs-trained"]
-    assert claim.evidence.effect == pytest.approx(-0.5) and claim.holds
+def test_fixed_detection_better_at_lower_latency_by_hand():
+    # shared LAAL 1000–3000, middle 2000: fixed − adaptive +2 at 1000, 0 at 2000: +1
+    s = summary([row("C", "fixed", 3, 1000, 15), row("C", "fixed", 5, 2000, 17),
+                 row("C", "fixed", 7, 3000, 18), row("C", "adaptive", 3, 1000, 13),
+                 row("C", "adaptive", 5, 2000, 17), row("C", "adaptive", 7, 3000, 20)])
+    claim = by_id(p22.claims(s))["P22-fixed-low"]
+    assert claim.evidence.effect == pytest.approx(1.0) and claim.verdict == "holds"
+
+
+@pytest.mark.parametrize("c_shift_ms, latency_verdict", [(0, "holds"), (400, "contradicted")])
+def test_conformer_gains_grow_with_latency_without_affecting_it(c_shift_ms, latency_verdict):
+    # Conformer − Transformer +1 at 1000, +2 at 2000, +3 at 3000 ms: +2.5 on the upper
+    # half (2000–3000), +1.5 on the lower (1000–2000), a gain 1 larger; its LAAL shifted by
+    # c_shift_ms at every k (beyond one word at 400 ms)
+    t = [row("T", "fixed", k, x, b) for k, x, b in ((3, 1000, 10), (5, 2000, 12),
+                                                    (7, 3000, 14))]
+    c = [row("C", "fixed", k, x, b) for k, x, b in ((3, 1000, 11), (5, 2000, 14),
+                                                    (7, 3000, 17))]
+    found = by_id(p22.claims(summary(t, c), transformer="T", conformer="C"))
+    assert found["P22-conformer-high"].evidence.effect == pytest.approx(1.0)
+    assert found["P22-conformer-high"].verdict == "holds"
+    shifted = [{**r, "LAAL": r["LAAL"] + c_shift_ms} for r in c]
+    found = by_id(p22.claims(summary(t, shifted), transformer="T", conformer="C"))
+    assert found["P22-conformer-latency"].evidence.effect == pytest.approx(c_shift_ms)
+    assert found["P22-conformer-latency"].verdict == latency_verdict
 
 
 def test_adaptive_below_fixed_fails():
     s = summary([row("C", "fixed", 3, 1200, 15), row("C", "fixed", 5, 2000, 18),
                  row("C", "adaptive", 3, 1200, 14), row("C", "adaptive", 5, 2000, 17)])
-    assert not by_id(p22.claims(s))["P22-adaptive"].holds
+    assert by_id(p22.claims(s))["P22-adaptive"].verdict == "contradicted"
 
 
 def test_low_latency_points_do_not_count_for_the_adaptive_claim():
@@ -199,33 +228,25 @@ def test_low_latency_points_do_not_count_for_the_adaptive_claim():
     assert by_id(p22.claims(s))["P22-adaptive"].holds
 
 
-def test_curves_without_common_latency_fail_and_say_so():
+def test_curves_without_common_latency_are_undecided_and_say_so():
     s = summary([row("C", "fixed", 3, 1200, 15), row("C", "fixed", 5, 1400, 16),
                  row("C", "adaptive", 3, 2000, 17), row("C", "adaptive", 5, 2400, 18)])
     claim = by_id(p22.claims(s))["P22-adaptive"]
-    assert not claim.holds and "no common latency range" in claim.detail
+    assert claim.verdict == "undecided" and "no common latency range" in claim.detail
 
 
 def test_conformer_below_transformer_fails():
     s = summary(curves("T"), curves("C", shift=-0.5),
                 [offline("T", 1, 20.0), offline("C", 1, 19.0)])
     found = by_id(p22.claims(s, transformer="T", conformer="C"))
-    assert not found["P22-conformer-simul"].holds
-    assert not found["P22-conformer-offline"].holds
+    assert found["P22-conformer-simul"].verdict == "contradicted"
+    assert found["P22-conformer-offline"].verdict == "contradicted"
     assert found["P22-conformer-offline"].detail == "offline greedy: 19.0 vs 20.0"
 
 
 def test_conformer_claims_need_both_models():
     found = by_id(p22.claims(summary(curves("C")), transformer="T", conformer="C"))
-    assert set(found) == {"P22-adaptive", "P22-CA"}
-
-
-def test_ca_below_nca_fails_and_names_the_setting():
-    s = summary(curves("C")[:2], [row("C", "adaptive", 3, 1500, 14, ca=-20.0)])
-    claim = by_id(p22.claims(s))["P22-CA"]
-    assert not claim.holds
-    assert claim.detail == ("C adaptive_k=3: LAAL_CA 1480 < LAAL 1500; "
-                            "C adaptive_k=3: AL_CA 1380 < AL 1400")
+    assert set(found) == {"P22-adaptive", "P22-fixed-low", "P22-CA-overhead"}
 
 
 def test_trained_spec_decodes_every_model_on_the_trained_schedule():
@@ -295,41 +316,70 @@ def trained_rows(curves: dict[str, dict[int, tuple[float, float]]]) -> pd.DataFr
                           "BLEU": y} for m, pts in curves.items() for k, (x, y) in pts.items()])
 
 
-def test_trained_claims_offline_better_at_high_latency_trained_better_at_low():
-    # offline: 10 BLEU at 500 ms, 30 at 1500, 40 at 2500; w3: 16 at 500, 28 at 1500, 36 at
-    # 2500. Below 1000 ms the points are at 500 ms only: w3 − offline = +6. At ≥ 1000 ms:
-    # offline − w3 = +2 at 1500, +4 at 2500: mean +3
+@pytest.mark.parametrize("w3_low, effect, verdict", [
+    # offline − w3: low regime (500 ms) 10 − w3_low, medium (1500) +2, high (2500) +4
+    (8.0, 2.0, "holds"), (16.0, -6.0, "contradicted"),
+])
+def test_offline_outperforms_trained_at_every_latency_regime(w3_low, effect, verdict):
     rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0), 7: (2500, 40.0)},
-                         "w3": {3: (500, 16.0), 5: (1500, 28.0), 7: (2500, 36.0)}})
-    claims = {c.id: c for c in p22.trained_claims(rows, "off", ["w3"])}
-    high, low = claims["P22-offline-vs-trained"], claims["P22-trained-low"]
-    assert high.evidence.effect == pytest.approx(3.0) and high.holds
-    assert low.evidence.effect == pytest.approx(6.0) and low.holds
-    assert "+2.0 at 1500 ms" in high.detail and "+6.0 at 500 ms" in low.detail
+                         "w3": {3: (500, w3_low), 5: (1500, 28.0), 7: (2500, 36.0)}})
+    claims = by_id(p22.trained_claims(rows, "off", ["w3"]))
+    high = claims["P22-offline-vs-trained"]
+    assert high.evidence.effect == pytest.approx(effect) and high.verdict == verdict
+    assert high.kind == "superiority" and not high.own
+    assert "low " + f"{10 - w3_low:+.1f}" in high.detail and "high +4.0" in high.detail
+    # simul's own question, apart: trained − offline below 1000 ms
+    low = claims["P22-trained-low"]
+    assert low.own and low.evidence.effect == pytest.approx(w3_low - 10.0)
 
 
-def test_trained_claims_of_the_eos_alternative_are_marked_and_measured_alike():
-    rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0), 7: (2500, 40.0)},
-                         "w3": {3: (500, 16.0), 5: (1500, 28.0), 7: (2500, 36.0)}})
-    plain = {c.id: c for c in p22.trained_claims(rows, "off", ["w3"])}
-    marked = {c.id: c for c in p22.trained_claims(rows, "off", ["w3"], eos_allowed=True)}
-    assert set(marked) == {"P22-offline-vs-trained-eos", "P22-trained-low-eos"}
-    for claim_id, claim in marked.items():
-        assert claim.text.startswith("[EOS allowed while reading, not A.2's setting] ")
-        assert claim.evidence.effect == plain[claim_id.removesuffix("-eos")].evidence.effect
-
-
-def test_trained_claims_take_the_worst_trained_model_at_high_latency():
-    # w7 beats the offline model by 2 at 1500 and 2500 ms: the smallest gap is −2, beyond
-    # the non-inferiority margin (1 BLEU)
+def test_trained_claims_take_the_worst_trained_model():
     rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0), 7: (2500, 40.0)},
                          "w3": {3: (500, 8.0), 5: (1500, 28.0), 7: (2500, 36.0)},
                          "w7": {3: (500, 9.0), 5: (1500, 32.0), 7: (2500, 42.0)}})
-    claims = {c.id: c for c in p22.trained_claims(rows, "off", ["w3", "w7"])}
+    claims = by_id(p22.trained_claims(rows, "off", ["w3", "w7"]))
     assert claims["P22-offline-vs-trained"].evidence.effect == pytest.approx(-2.0)
-    assert claims["P22-offline-vs-trained"].evidence.verdict == "contradicted"
+    assert claims["P22-offline-vs-trained"].verdict == "contradicted"
     # low latency: w3 − off = −2, w7 − off = −1: the largest is −1
     assert claims["P22-trained-low"].evidence.effect == pytest.approx(-1.0)
+
+
+def test_ktrain_trend_needs_three_single_k_train():
+    curves_ = {"off": {3: (500, 10.0), 5: (1500, 30.0)},
+               "w3": {3: (1000, 16.0), 5: (2000, 28.0)},
+               "w5": {3: (900, 17.0), 5: (1900, 29.0)},
+               "w7": {3: (800, 18.0), 5: (1800, 30.0)},
+               "mp": {3: (900, 17.0), 5: (1900, 29.0)}}
+    rows = trained_rows(curves_)
+    two = by_id(p22.trained_claims(rows, "off", ["w3", "w7", "mp"],
+                                   k_train={"w3": 3, "w7": 7, "mp": [1, 3, 5]}))
+    assert two["P22-ktrain-quality"].verdict == "not measured"
+    assert "k_train 3, 7" in two["P22-ktrain-latency"].needs
+    assert two["P22-adaptive-ktrain"].verdict == "not measured"
+    three = by_id(p22.trained_claims(rows, "off", ["w3", "w5", "w7"],
+                                     k_train={"w3": 3, "w5": 5, "w7": 7}))
+    # each larger k_train 100 ms earlier at every k_test and above the smaller's curve
+    assert three["P22-ktrain-latency"].evidence.effect == pytest.approx(-100.0)
+    assert three["P22-ktrain-latency"].verdict == "holds"
+    assert three["P22-ktrain-quality"].evidence.effect > 0
+    assert three["P22-ktrain-quality"].verdict == "holds"
+    backwards = by_id(p22.trained_claims(rows, "off", ["w3", "w5", "w7"],
+                                         k_train={"w3": 7, "w5": 5, "w7": 3}))
+    assert backwards["P22-ktrain-latency"].verdict == "contradicted"
+    assert backwards["P22-ktrain-quality"].verdict == "contradicted"
+
+
+def test_trained_claims_of_the_eos_alternative_are_simuls_own():
+    rows = trained_rows({"off": {3: (500, 10.0), 5: (1500, 30.0), 7: (2500, 40.0)},
+                         "w3": {3: (500, 16.0), 5: (1500, 28.0), 7: (2500, 36.0)}})
+    plain = by_id(p22.trained_claims(rows, "off", ["w3"]))
+    marked = by_id(p22.trained_claims(rows, "off", ["w3"], eos_allowed=True))
+    assert set(marked) == {f"{cid}-eos" for cid in plain}
+    for claim_id, claim in marked.items():
+        assert claim.own and "not A.2's setting" in claim.finding.settings
+        before = plain[claim_id.removesuffix("-eos")]
+        if claim.evidence is not None:
+            assert claim.evidence.effect == before.evidence.effect
 
 
 def test_trained_table_puts_the_offline_model_first_with_ratios_to_its_offline_bleu():
@@ -397,10 +447,11 @@ def test_pair_claims_take_the_smallest_gap_over_architectures_and_detections():
 def test_claims_of_one_pair_of_several_carry_the_pair():
     s = summary(curves("T"), curves("C", shift=1.0), [offline("T", 1, 20.0),
                                                       offline("C", 1, 22.0)])
+    plain = by_id(p22.claims(s, transformer="T", conformer="C"))
     found = by_id(p22.claims(s, transformer="T", conformer="C", pair="en-de"))
-    assert set(found) == {"P22-adaptive@en-de", "P22-conformer-offline@en-de",
-                          "P22-conformer-simul@en-de", "P22-CA@en-de"}
-    assert found["P22-adaptive@en-de"].text.startswith("en-de: adaptive word detection")
+    assert set(found) == {f"{cid}@en-de" for cid in plain}
+    assert found["P22-adaptive@en-de"].text.startswith("en-de: adaptive − fixed")
+    assert found["P22-adaptive@en-de"].finding.id == "P22-adaptive@en-de"
     assert p22.panel(0, "en-de") == "(a) en-de" and p22.panel(1, "en-es") == "(b) en-es"
 
 

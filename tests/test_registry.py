@@ -39,12 +39,14 @@ def test_a_directory_is_found_with_its_home_expanded(models, tmp_path, monkeypat
 def test_an_unknown_model_says_did_you_mean_and_where_to_list_them(models):
     with pytest.raises(registry.UnknownModel) as e:
         registry.resolve("sst")  # one letter from "st"
-    assert str(e.value) == ("no model 'sst': not a shipped model nor a directory; did you "
-                            "mean st? (`simul models` lists the shipped models)")
+    assert str(e.value) == ("no model 'sst': not a shipped model, a directory nor a Hugging "
+                            "Face Hub repo id (owner/name); did you mean st? (`simul models` "
+                            "lists the shipped models)")
     with pytest.raises(registry.UnknownModel) as e:
         registry.resolve("nope")  # nothing close: no guess
-    assert str(e.value) == ("no model 'nope': not a shipped model nor a directory "
-                            "(`simul models` lists the shipped models)")
+    assert str(e.value) == ("no model 'nope': not a shipped model, a directory nor a Hugging "
+                            "Face Hub repo id (owner/name) (`simul models` lists the shipped "
+                            "models)")
 
 
 def test_an_unknown_shipped_name_is_one_short_line(tmp_path, capsys):
@@ -56,6 +58,16 @@ def test_an_unknown_shipped_name_is_one_short_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and len(err) < 250, err
     assert "did you mean conformer_bpe_en-es, conformer_bpe_en-de, asr_conformer_bpe_en?" in err
+
+
+def test_a_mistyped_path_is_not_looked_up_on_the_hub(models, tmp_path, monkeypatch):
+    from simul.models import hub
+
+    monkeypatch.setattr(hub, "fetch", lambda repo_id: pytest.fail(f"fetched {repo_id}"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(registry.UnknownModel, match=r"no model 'runs/mine': not a shipped"):
+        registry.resolve("runs/mine")
 
 
 def test_metadata_is_read_from_simul_json(models, tmp_path):

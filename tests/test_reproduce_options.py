@@ -82,12 +82,57 @@ def test_cli_passes_jobs():
     assert args.jobs == 2 and args.quick
 
 
+def test_model_reaches_each_notebooks_model_parameter(tmp_path, executed):
+    reproduce.run(["nguyen2021", "polak2022"], model="facebook/s2t-small-mustc-en-de-st",
+                  corpus=str(tmp_path), figures_dir=tmp_path / "f",
+                  executed_dir=tmp_path / "e", runs_dir=tmp_path / "r", log=lambda *_: None)
+    (_, n21), (_, k22) = executed
+    assert n21["char_model"] == k22["model"] == "facebook/s2t-small-mustc-en-de-st"
+    assert "model" not in n21 and n21["corpus"] == k22["corpus"] == str(tmp_path.resolve())
+
+
+def test_model_for_a_notebook_of_several_models_is_refused_first(tmp_path, executed):
+    with pytest.raises(ValueError, match=r"^--model: papi2022 compare several models"):
+        reproduce.run(["polak2022", "papi2022"], model="x/y", runs_dir=tmp_path,
+                      log=lambda *_: None)
+    assert executed == []
+
+
+def test_a_parameters_file_sets_the_parameters_each_notebook_has(tmp_path, executed):
+    path = tmp_path / "p.yaml"
+    path.write_text("pair: en-fr\nrules: [LA-2]\n")
+    reproduce.main_reproduce(["ma2020", "polak2022"], quick=False, figures_dir=str(tmp_path),
+                             executed_dir=str(tmp_path / "e"), runs_dir=str(tmp_path / "r"),
+                             corpus=None, dask_scheduler=None, jobs=1,
+                             parameters_file=str(path))
+    (_, m20), (_, k22) = executed
+    assert m20["pair"] == k22["pair"] == "en-fr"
+    assert k22["rules"] == ["LA-2"] and "rules" not in m20  # ma2020 has no rules
+    path.write_text("pairs: {en-fr: [x/y]}\n")
+    with pytest.raises(ValueError, match=rf"^--parameters {path}: no parameter 'pairs' in "
+                                         r"ma2020, polak2022"):
+        reproduce.main_reproduce(["ma2020", "polak2022"], quick=False, figures_dir=None,
+                                 executed_dir=None, runs_dir=str(tmp_path), corpus=None,
+                                 dask_scheduler=None, jobs=1, parameters_file=str(path))
+    path.write_text("- a list\n")
+    with pytest.raises(ValueError, match=rf"^--parameters {path}: expected a mapping"):
+        reproduce.read_parameters(path)
+
+
+def test_cli_passes_model_and_parameters():
+    args = build_parser().parse_args(["reproduce", "--only", "polak2022", "--model", "o/r",
+                                      "--parameters", "p.yaml"])
+    assert (args.model, args.parameters) == ("o/r", "p.yaml")
+
+
 @pytest.mark.parametrize("nb", reproduce.NOTEBOOKS, ids=lambda nb: nb.name)
 def test_each_notebook_pairs_with_its_module(nb):
     assert (reproduce.NOTEBOOKS_DIR / nb.file).is_file()
     assert nb.file == f"{nb.name}.ipynb" and nb.module.rsplit(".", 1)[1] == nb.name
     module = importlib.import_module(nb.module)
     assert isinstance(module.KNOWN_GAPS, dict)
+    # --model sets a parameter of the notebook's parameters cell
+    assert nb.model_param is None or nb.model_param in reproduce.notebook_parameters(nb)
     cells = json.loads((reproduce.NOTEBOOKS_DIR / nb.file).read_text())["cells"]
     code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
     parameters = [c for c in cells if "parameters" in c["metadata"].get("tags", [])]
@@ -109,7 +154,8 @@ def test_known_gaps_gather_every_module_and_refuse_a_claim_listed_twice(monkeypa
     assert all(isinstance(reason, str) and reason for reason in gaps.values())
     # the confirmatory run's gaps: modules without CONFIRMED_GAPS have none
     confirmed = reproduce.known_gaps(stage="confirm")
-    assert confirmed == polak2022.CONFIRMED_GAPS and "K22-3x" in confirmed
+    # K22-3x, contradicted at the 2 s chunk, now reads the paper's 1 s point: none yet
+    assert confirmed == polak2022.CONFIRMED_GAPS == {}
     assert not set(confirmed) & set(gaps)  # a claim the first run decided is not taken again
     twice = reproduce.NOTEBOOKS[1], reproduce.NOTEBOOKS[1]
     with pytest.raises(ValueError, match="listed by another"):
@@ -130,10 +176,12 @@ def test_claims_summary_prints_every_verdict_and_counts_them(tmp_path):
     table = reproduce.claims_summary(tmp_path)
     assert table.values.tolist() == [
         ["nguyen2021", "N21-AL-k", "superiority", "holds", "+300.0 [+120.0, +480.0]", 40, ""],
-        # half-width 2 for an effect 0.5 from 0: 40 · 4² = 640 segments
-        ["nguyen2021", "N21-offline", "superiority", "undecided", "-0.5 [-2.5, +1.5]", 40, 640],
-        # and 0.5 from the margin's −1: 640 as well
+        # half-width 2 for an effect 0.5 from 0: at 80 % power 40 · (1.4294 · 4)² = 1307.6
+        # segments (640 at even odds)
+        ["nguyen2021", "N21-offline", "superiority", "undecided", "-0.5 [-2.5, +1.5]", 40,
+         1308],
+        # and 0.5 from the margin's −1: as many
         ["nguyen2021", "N21-par", "non-inferiority", "undecided", "-0.5 [-2.5, +1.5]", 40,
-         640],
+         1308],
         ["papi2022", "P22-CA", "property", "contradicted", "", "", ""]]
     assert reproduce.verdict_counts(table) == "1 hold, 1 contradicted, 2 undecided"

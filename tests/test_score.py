@@ -273,3 +273,24 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     err = run.stderr.read().decode()
     assert run.wait(timeout=120) == 141, err
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+@pytest.mark.parametrize("hyps, refs", [
+    (["the cat sat on the mat .", "a dog", ""], ["the cat sat on a mat .", "a dog barked", "x"]),
+    (["ein Hund bellt laut", "ja"], ["ein Hund bellt", "nein"]),
+])
+def test_bleu_from_summed_statistics_is_sacrebleus_corpus_bleu(hyps, refs):
+    # simul's one BLEU path (the claims' bootstrap sums these per resample) against sacrebleu
+    import sacrebleu
+
+    from simul.metrics.quality import bleu_of, bleu_statistics, corpus_quality
+
+    stats = bleu_statistics(hyps, refs)
+    assert stats.shape == (len(hyps), 10)
+    reference = sacrebleu.corpus_bleu(hyps, [refs])
+    assert bleu_of(stats.sum(axis=0)) == pytest.approx(reference.score)
+    assert corpus_quality(hyps, refs).bleu == pytest.approx(reference.score)
+    assert corpus_quality(hyps, refs).length_ratio == pytest.approx(
+        reference.sys_len / reference.ref_len)
+    with pytest.raises(ValueError, match="vector of 10"):
+        bleu_of(stats)

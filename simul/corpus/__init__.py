@@ -2,23 +2,26 @@
 
 ``load(root, pair, split)`` yields :class:`Segment` objects. A corpus built by simul (it has
 a ``manifest.json``) is first checked against its manifest, so a stale or damaged corpus is
-reported instead of read.
+reported instead of read. A split may name an acoustic condition after ``@``
+(``tst-COMMON@snr=10``; :mod:`simul.corpus.conditions`): its segments are then heard under it.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
-from simul.corpus import manifest
+from simul.corpus import conditions, manifest
 from simul.corpus.mustc import (
     SAMPLE_RATE,
     Alignment,
     CorpusError,
     Segment,
     Word,
-    find_split_dir,
 )
+from simul.corpus.mustc import find_split_dir as _find_split_dir
 from simul.corpus.mustc import load as _load_mustc
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "data" / "mini"
@@ -28,6 +31,13 @@ __all__ = [
     "find_split_dir", "load", "load_list", "check_built", "export_simuleval",
     "main_export_simuleval",
 ]
+
+
+def find_split_dir(root: str | Path, pair: str, split: str) -> Path:
+    """The folder of ``split`` (:func:`simul.corpus.mustc.find_split_dir`); a condition after
+    ``@`` is checked, and the folder is its split's."""
+    base, _ = conditions.split_condition(split)
+    return _find_split_dir(root, pair, base)
 
 
 def check_built(root: str | Path) -> dict | None:
@@ -45,9 +55,23 @@ def check_built(root: str | Path) -> dict | None:
 
 def load(root: str | Path, pair: str, split: str, *, with_audio: bool = True,
          limit: int | None = None) -> Iterator[Segment]:
-    """Segments of ``split`` for ``pair`` (e.g. "en-es") under ``root``, in corpus order."""
+    """Segments of ``split`` for ``pair`` (e.g. "en-es") under ``root``, in corpus order;
+    ``split`` may carry a condition (``tst-COMMON@rt60=0.6``), which changes their audio."""
+    base, condition = conditions.split_condition(split)
     check_built(root)
-    return _load_mustc(root, pair, split, with_audio=with_audio, limit=limit)
+    segments = _load_mustc(root, pair, base, with_audio=with_audio, limit=limit)
+    if condition is None or not with_audio:
+        return segments
+    pool = functools.partial(_babble_pool, str(root), pair, conditions.babble_split(base))
+    return (dataclasses.replace(seg, audio=condition.apply(seg.audio, seg.id, pool))
+            for seg in segments)
+
+
+@functools.lru_cache(maxsize=4)
+def _babble_pool(root: str, pair: str, split: str) -> tuple:
+    """The utterances babble is made of: the first segments of ``split``."""
+    return tuple(seg.audio for seg in _load_mustc(root, pair, split,
+                                                  limit=conditions.BABBLE_POOL))
 
 
 def load_list(root: str | Path, pair: str, split: str, **kw) -> list[Segment]:

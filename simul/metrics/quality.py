@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import string
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import sacrebleu
 
 
@@ -20,16 +22,55 @@ class Quality:
     length_ratio: float = float("nan")  # BLEU's hypothesis / reference length (13a tokens)
 
 
-def corpus_quality(hypotheses: list[str], references: list[str]) -> Quality:
-    """Corpus BLEU and chrF of ``hypotheses`` against one reference each."""
+BLEU_STATISTICS = ("sys_len", "ref_len", "correct_1", "correct_2", "correct_3", "correct_4",
+                   "total_1", "total_2", "total_3", "total_4")
+"""The sufficient statistics of BLEU per segment, in sacrebleu's order: hypothesis and
+reference length (13a tokens), then the matching and the hypothesis n-grams, n = 1 … 4."""
+
+
+def bleu_statistics(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    """BLEU's sufficient statistics (:data:`BLEU_STATISTICS`) of each segment, one reference
+    each: an array (segments, 10). Summed over any subset of the segments (a bootstrap
+    resample, with repeats) they give that subset's corpus BLEU (:func:`bleu_of`): the one
+    BLEU path of simul, :func:`corpus_quality`'s too."""
+    return _statistics(hypotheses, references)[1]
+
+
+def _statistics(hypotheses: Sequence[str], references: Sequence[str]
+                ) -> tuple[sacrebleu.metrics.BLEU, np.ndarray]:
+    """The BLEU metric that read ``references`` (its signature knows their number) and the
+    per-segment statistics of :func:`bleu_statistics`."""
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses for {len(references)} references")
     bleu = sacrebleu.metrics.BLEU()
+    stats = bleu._extract_corpus_statistics(list(hypotheses), [list(references)])
+    return bleu, np.asarray(stats, dtype=float).reshape(len(hypotheses),
+                                                        len(BLEU_STATISTICS))
+
+
+def bleu_of(statistics: np.ndarray) -> float:
+    """Corpus BLEU (sacrebleu's default: 13a, exponential smoothing) from statistics summed
+    over segments (a vector of :data:`BLEU_STATISTICS`), as sacrebleu's ``corpus_score``."""
+    stats = np.asarray(statistics, dtype=float)
+    if stats.shape != (len(BLEU_STATISTICS),):
+        raise ValueError(f"BLEU statistics: a vector of {len(BLEU_STATISTICS)} summed counts, "
+                         f"not an array of shape {stats.shape}")
+    return sacrebleu.metrics.BLEU()._compute_score_from_stats(stats.tolist()).score
+
+
+def corpus_quality(hypotheses: list[str], references: list[str]) -> Quality:
+    """Corpus BLEU (from :func:`bleu_statistics`) and chrF of ``hypotheses`` against one
+    reference each."""
+    if len(hypotheses) != len(references):
+        raise ValueError(f"{len(hypotheses)} hypotheses for {len(references)} references")
+    bleu, stats = _statistics(hypotheses, references)
     chrf = sacrebleu.metrics.CHRF()
-    b = bleu.corpus_score(hypotheses, [references])
+    summed = stats.sum(axis=0)
     c = chrf.corpus_score(hypotheses, [references])
-    return Quality(b.score, c.score, str(bleu.get_signature()), str(chrf.get_signature()),
-                   len(hypotheses), b.sys_len / b.ref_len if b.ref_len else float("nan"))
+    sys_len, ref_len = summed[0], summed[1]
+    return Quality(bleu_of(summed), c.score, str(bleu.get_signature()),
+                   str(chrf.get_signature()), len(hypotheses),
+                   sys_len / ref_len if ref_len else float("nan"))
 
 
 def normalize_for_wer(text: str) -> str:

@@ -33,7 +33,7 @@ import torch
 import yaml
 
 from simul.metrics import units
-from simul.models import decoder_scorers, parent
+from simul.models import decoder_scorers, hub, parent
 from simul.models import device as devices
 from simul.models.espnet_env import import_espnet
 
@@ -143,6 +143,11 @@ def resolve_model_dir(model_dir: str | Path) -> tuple[Path, Path]:
     model_dir = Path(model_dir)
     if not model_dir.is_dir():
         raise ModelError(f"{model_dir}: not a directory")
+    # ESPnet's packed layout (a published repo): meta.yaml names the config and model file
+    packed = hub.packed_files(model_dir) or {}
+    config, model_file = packed.get("st_train_config"), packed.get("st_model_file")
+    if config is not None and model_file is not None:
+        return config, model_file
     configs = sorted(model_dir.rglob("config.yaml"), key=lambda c: (len(c.parts), c))
     if not configs:
         raise ModelError(f"{model_dir}: no config.yaml")

@@ -1,8 +1,11 @@
-"""Loading a model by name or directory: the adapter that fits it.
+"""Loading a model by name, directory or Hub repo id: the adapter that fits it.
 
-A shipped name or any directory (:func:`simul.models.registry.resolve`): an ESPnet2 model
-(:class:`~simul.models.espnet_st.ESPnetST`; with a monotonic multihead attention decoder
-:class:`~simul.models.mma_st.ESPnetMMA`) or a cascade of an ASR and an MT model
+A shipped name, any directory or a Hugging Face Hub repo id
+(:func:`simul.models.registry.resolve`; :func:`simul.models.registry.family` says which
+adapter reads it): an ESPnet2 model (:class:`~simul.models.espnet_st.ESPnetST`, ESPnet's
+packed layout included; with a monotonic multihead attention decoder
+:class:`~simul.models.mma_st.ESPnetMMA`), a transformers Speech2Text model
+(:class:`~simul.models.hf_s2t.HFSpeech2Text`), a cascade of an ASR and an MT model
 (:class:`~simul.models.cascade.Cascade`, a directory with ``cascade.json``), or a text MT
 model (:class:`~simul.models.cascade.TextMT`, ``task: mt`` in its ``simul.json``).
 """
@@ -23,6 +26,10 @@ def load_dir(directory: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
     MT model (a directory with ``cascade.json``, :mod:`simul.models.cascade`)."""
     if registry.is_cascade(directory):
         return Cascade.from_dir(directory, device)
+    if registry.family(directory) == "transformers":
+        from simul.models.hf_s2t import HFSpeech2Text  # transformers: an optional dependency
+
+        return HFSpeech2Text(directory, device)
     config, model_file = resolve_model_dir(directory)
     if registry.task(directory) == "mt":  # text in (simul.text)
         from simul.models.cascade import TextMT
@@ -36,6 +43,7 @@ def load_dir(directory: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
 
 
 def load(name_or_dir: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
-    """A shipped model by name, or any ESPnet2 ST model (or cascade) directory; raises
+    """A shipped model by name, any ESPnet2 ST model (or cascade) or transformers
+    Speech2Text directory, or a Hub repo id of one (fetched once); raises
     :class:`~simul.models.registry.UnknownModel` (a ``ValueError``) for anything else."""
     return load_dir(registry.resolve(name_or_dir), device)

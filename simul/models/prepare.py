@@ -40,11 +40,15 @@ def speed_prefix(factor: float) -> str:
 
 
 def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
-                 *, speed_factors=(1.0,), progress: bool = True, audio: bool = True) -> int:
+                 *, speed_factors=(1.0,), progress: bool = True, audio: bool = True,
+                 gain_db=None) -> int:
     """Write ``wav.scp``, ``text`` (target), ``src_text`` (source) and ``utt2spk``; with
     several ``speed_factors`` (e.g. 0.9, 1.0, 1.1 for training) one copy of every segment
     per factor, Kaldi-style ids ``sp0.9-<id>``. Without ``audio`` (text tasks) no wav is
-    written and there is no ``wav.scp``."""
+    written and there is no ``wav.scp``. ``gain_db`` (id → dB): each copy's level
+    (:func:`simul.models.augment.gain_db`), clipped to full scale (16-bit still: a copy
+    40 dB down keeps its speech about 40 dB above the quantization noise, as a quiet
+    recording does)."""
     out_dir = Path(out_dir)
     done = out_dir / ".done"
     if done.is_file():
@@ -59,7 +63,10 @@ def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
             uid = f"{speed_prefix(factor)}{split}_{seg.index:06d}"
             path = wav_dir / f"{uid}.wav"
             if audio:
-                sf.write(path, perturb_speed(seg.audio, factor), SAMPLE_RATE, subtype="PCM_16")
+                wave = perturb_speed(seg.audio, factor)
+                if gain_db is not None:
+                    wave = np.clip(wave * 10 ** (gain_db(uid) / 20), -1.0, 1.0)
+                sf.write(path, wave, SAMPLE_RATE, subtype="PCM_16")
             rows.append((uid, path.resolve(), seg.target, seg.source,
                          speed_prefix(factor) + seg.speaker_id))
     rows.sort()  # Kaldi's sorted-id convention

@@ -1,10 +1,12 @@
 """Model names → directories, and what a model directory says about itself.
 
 The one place that knows where shipped models live (``data/models/<name>/``) and how a name
-given by a user becomes a directory (:func:`resolve`), and the one reader of a model's
-``simul.json`` (:func:`info`). Every module that turns a model name into a path or reads a
-model's metadata calls this one; it imports nothing from the rest of simul but the corpus'
-builder version, so any module may import it.
+given by a user becomes a directory (:func:`resolve`: a shipped name, a directory, or a
+Hugging Face Hub repo id fetched once into the Hub's cache, :mod:`simul.models.hub`), which
+adapter family reads it (:func:`family`), and the one reader of a model's ``simul.json``
+(:func:`info`). Every module that turns a model name into a path or reads a model's metadata
+calls this one; it imports nothing from the rest of simul but the corpus' builder version
+and the Hub's leaf module, so any module may import it.
 
 A shipped model directory holds ``config.yaml`` and a ``.pth`` (an ESPnet2 model) or
 ``cascade.json`` (a cascade naming its ASR and MT models), ``simul.json`` (pair, ESPnet
@@ -14,9 +16,12 @@ task, how it was made), ``metrics.json`` and ``card.md``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import yaml
+
+from simul.models import hub
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "data" / "models"
 """Where shipped models live: ``data/models/<name>/`` in the source tree."""
@@ -34,8 +39,15 @@ DEFAULT_PAIR = "en-es"
 """The pair read for a model directory that does not record its own."""
 
 
+FAMILIES = ("espnet", "transformers", "cascade")
+"""Adapter families (:func:`family`): an ESPnet2 model (:mod:`simul.models.espnet_st`), a
+transformers Speech2Text model (:mod:`simul.models.hf_s2t`), a cascade of two ESPnet2 models
+(:mod:`simul.models.cascade`)."""
+
+
 class UnknownModel(ValueError):
-    """A name that is neither a shipped model nor a model directory."""
+    """A name that is neither a shipped model, a model directory nor a Hub repo simul can
+    read (:class:`simul.models.hub.HubError` says why for a repo id)."""
 
 
 def shipped() -> list[str]:
@@ -46,16 +58,24 @@ def shipped() -> list[str]:
 
 def resolve(name_or_dir: str | Path) -> Path:
     """The directory of a model: a shipped model's name first (``data/models/NAME``), else a
-    directory (``~`` expanded). Raises :class:`UnknownModel` naming the closest shipped
-    names (a typo's fix) and where to list them all."""
+    directory (``~`` expanded), else a Hugging Face Hub repo id (``owner/name``: its snapshot
+    in the Hub's cache, fetched once, :func:`simul.models.hub.fetch`). Raises
+    :class:`UnknownModel` naming the closest shipped names (a typo's fix) and where to list
+    them all, or for a repo id what kept it from being read."""
     name = str(name_or_dir)
     if name in shipped():
         return MODELS_DIR / name
     path = Path(name).expanduser()
     if path.is_dir():
         return path
-    raise UnknownModel(f"no model {name!r}: not a shipped model nor a directory"
-                       f"{_did_you_mean(name)} (`simul models` lists the shipped models)")
+    if _hub_id(name):
+        try:
+            return hub.fetch(name)
+        except hub.HubError as e:
+            raise UnknownModel(str(e)) from None
+    raise UnknownModel(f"no model {name!r}: not a shipped model, a directory nor a Hugging "
+                       f"Face Hub repo id (owner/name){_did_you_mean(name)} (`simul models` "
+                       "lists the shipped models)")
 
 
 def _did_you_mean(name: str) -> str:
@@ -64,6 +84,33 @@ def _did_you_mean(name: str) -> str:
 
     close = difflib.get_close_matches(name, shipped(), n=3, cutoff=0.6)
     return f"; did you mean {', '.join(close)}?" if close else ""
+
+
+def _hub_id(name: str) -> bool:
+    """Whether ``name`` is read as a Hub repo id: ``owner/name`` where ``owner`` is not a
+    directory here (``runs/mine`` is a mistyped path, not a repo to look up)."""
+    return hub.is_repo_id(name) and not Path(name.split("/")[0]).expanduser().is_dir()
+
+
+def label(name_or_dir: str | Path) -> str:
+    """A model's name in records and sweep folders: a shipped name as it is, a Hub repo id
+    with ``--`` for its ``/`` (the Hub cache's own spelling), a directory by its name."""
+    name = str(name_or_dir)
+    if name in shipped():
+        return name
+    if not Path(name).expanduser().is_dir() and _hub_id(name):
+        return name.replace("/", "--")
+    return Path(name).expanduser().name
+
+
+def family(directory: str | Path) -> str:
+    """Which adapter reads a model directory (one of :data:`FAMILIES`): ``cascade`` with a
+    ``cascade.json``, ``transformers`` with a Speech2Text ``config.json``, else ``espnet``."""
+    if is_cascade(directory):
+        return "cascade"
+    if hub.is_transformers_s2t(directory):
+        return "transformers"
+    return "espnet"
 
 
 def is_cascade(directory: str | Path) -> bool:
@@ -111,11 +158,16 @@ def info(name_or_dir: str | Path) -> dict:
 
 def pair(name_or_dir: str | Path) -> str | None:
     """The language pair a model was trained on (``pair`` of its simul.json: every shipped
-    or packed model has one); None for a model directory without it."""
+    or packed model has one; a published model's card listing two languages, e.g.
+    ``language: [en, de]``, gives ``en-de``); None for a model directory without either."""
     found = info(name_or_dir).get("pair")
     if found is not None and not isinstance(found, str):
         raise ValueError(f"{resolve(name_or_dir) / INFO_FILE}: field 'pair': expected e.g. "
                          f"'en-es', got {found!r}")
+    if found is None:
+        languages = hub.card_languages(resolve(name_or_dir))
+        if len(languages) == 2 and all(re.fullmatch(r"[a-z]{2,3}", x) for x in languages):
+            return "-".join(languages)
     return found
 
 
@@ -128,9 +180,13 @@ def config_task(conf: dict) -> str:
 
 
 def config(name_or_dir: str | Path) -> dict:
-    """A model's ESPnet ``config.yaml`` (the shallowest one in its directory)."""
+    """A model's ESPnet ``config.yaml``: the one ``meta.yaml`` names in ESPnet's packed
+    layout, else the shallowest one in its directory."""
     directory = resolve(name_or_dir)
-    configs = sorted(directory.rglob("config.yaml"), key=lambda c: (len(c.parts), c))
+    packed = hub.packed_files(directory) or {}
+    configs = [f for k, f in packed.items()
+               if k.endswith("_train_config") and k != "lm_train_config"]
+    configs = configs or sorted(directory.rglob("config.yaml"), key=lambda c: (len(c.parts), c))
     if not configs:
         raise ValueError(f"{name_or_dir}: no config.yaml in {directory}")
     return yaml.safe_load(configs[0].read_text()) or {}
@@ -140,6 +196,8 @@ def task(name_or_dir: str | Path) -> str:
     """The task of a packed model: the ``task`` of its simul.json, or, for a model packed
     before simul.json recorded it (every one of them ST), what its config says."""
     found = info(name_or_dir).get("task")
+    if found is None and family(resolve(name_or_dir)) == "transformers":
+        return "asr" if hub.not_decodable(resolve(name_or_dir)) else "st"
     if found is None:
         return config_task(config(name_or_dir))
     if found not in TASKS:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,7 +29,7 @@ from pathlib import Path
 import yaml
 
 from simul.corpus import DEFAULT_ROOT
-from simul.models import parent, prepare, registry
+from simul.models import augment, parent, prepare, registry
 
 RECIPES = Path(__file__).with_name("recipes")
 DEFAULT_RUNS = Path(os.environ.get("SIMUL_RUNS", Path.home() / ".cache" / "simul" / "runs"))
@@ -51,7 +52,8 @@ def load_recipe(name: str) -> dict:
 
 #: Files of a shipped model that a run may start from (weights, config with its units, and
 #: the SentencePiece models).
-_START_FILES = ("config.yaml", "model.pth", "bpe.model", "src_bpe.model", "simul.json")
+_START_FILES = ("config.yaml", "model.pth", "bpe.model", "src_bpe.model", "simul.json",
+                "feats_stats.npz")
 
 
 def apply_overrides(recipe: dict, overrides=()) -> dict:
@@ -86,7 +88,8 @@ def model_source(entry: dict, name: str, workdir: Path | None = None) -> Path:
     if commit is None:  # where the shipped model is (or will be, once trained and packed)
         return registry.MODELS_DIR / model
     out = Path(workdir or DEFAULT_RUNS / name) / "start" / f"{model}@{commit}"
-    if (out / "model.pth").is_file():
+    done = out / ".files"  # which files were taken: a run of an older simul took fewer
+    if done.is_file() and done.read_text().split() == list(_START_FILES):
         return out
     repo = registry.MODELS_DIR.parents[1]
     rel = registry.MODELS_DIR.relative_to(repo) / model
@@ -104,6 +107,9 @@ def model_source(entry: dict, name: str, workdir: Path | None = None) -> Path:
         (tmp / f).write_bytes(blob)
     if not (tmp / "model.pth").is_file():
         raise ValueError(f"recipe {name}: no model.pth in {rel} at git revision {commit!r}")
+    (tmp / ".files").write_text(" ".join(_START_FILES))
+    if out.exists():
+        shutil.rmtree(out)
     tmp.rename(out)
     return out
 
@@ -252,7 +258,8 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
     ``overrides`` (see :func:`apply_overrides`) change the recipe for this run; the recipe
     as run is kept in ``WORKDIR/recipe.yaml``, and a run directory refuses to continue under
     a different one. ``simul.speed_perturb: [0.9, 1.0, 1.1]`` trains on speed-perturbed
-    copies of the train split (:func:`prepare.perturb_speed`)."""
+    copies of the train split (:func:`prepare.perturb_speed`); ``simul.augment`` hears them
+    in rooms, with noise and at other levels (:mod:`simul.models.augment`)."""
     recipe = apply_overrides(load_recipe(name), overrides)
     pair = recipe["simul"]["pair"]
     task = recipe["simul"].get("task", "st")
@@ -269,13 +276,23 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
     as_run.write_text(text)
 
     factors = tuple(recipe["simul"].get("speed_perturb") or (1.0,))
+    aug = augment.spec(recipe["simul"].get("augment"), name)
     train_dir = "train" if factors == (1.0,) else "train_sp"
-    if task == "mt" and factors != (1.0,):
-        raise ValueError(f"recipe {name}: simul.speed_perturb perturbs audio; an mt task has none")
-    for split, out, speeds in (("train", train_dir, factors), ("dev", "dev", (1.0,))):  # 1
+    if aug:
+        train_dir += "_aug"
+    if task == "mt" and (factors != (1.0,) or aug):
+        raise ValueError(f"recipe {name}: simul.speed_perturb and simul.augment change audio; "
+                         "an mt task has none")
+    gains = functools.partial(augment.gain_db, aug) if aug and aug["gain_db"] else None
+    for split, out, speeds, gain in (("train", train_dir, factors, gains),  # 1
+                                     ("dev", "dev", (1.0,), None)):
         prepare.export_split(corpus_root, pair, split, workdir / "data" / out,
-                             speed_factors=speeds, progress=progress, audio=task != "mt")
+                             speed_factors=speeds, progress=progress, audio=task != "mt",
+                             gain_db=gain)
     conf = dict(recipe["espnet"])
+    if aug:  # rooms and noise, mixed in by ESPnet's preprocessor at every training read
+        conf.update(augment.prepare(aug, workdir / "augment",
+                                    workdir / "data" / train_dir / "wav.scp", progress=progress))
     if task == "asr":  # 2: the transcript's units are the ASR model's only ones
         tok_type, tok_list, bpe = _tokens(recipe["simul"]["tokens"],
                                           workdir / "data" / train_dir / "src_text",
@@ -337,6 +354,16 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
 
     if task != "mt":  # 4 (text has no feature statistics)
         conf["normalize_conf"] = {"stats_file": str(stats_file)}
+    keep = recipe["simul"].get("normalize_from")
+    if keep is not None and task != "mt":  # a fine-tune keeps its parent's input scale
+        if not isinstance(keep, dict):
+            raise ValueError(f"recipe {name}: simul.normalize_from: {{model: M[, commit: C]}}, "
+                             f"got {keep!r}")
+        stats_from = model_source(keep, name, workdir) / "feats_stats.npz"
+        if not stats_from.is_file():
+            raise ValueError(f"recipe {name}: simul.normalize_from: {{model: M[, commit: C]}} "
+                             f"with a feats_stats.npz; {stats_from} is missing")
+        conf["normalize_conf"] = {"stats_file": str(stats_from)}
     (workdir / "train_config.yaml").write_text(yaml.safe_dump(conf, sort_keys=False))
     exp = workdir / "exp"
     shapes = []

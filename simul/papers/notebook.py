@@ -114,7 +114,7 @@ def setup(figures_dir: str | Path, runs_dir: str | Path, *, models: Sequence[str
     plots.style()
     warnings.filterwarnings("ignore", category=FutureWarning)  # ESPnet's torch.cuda.amp
     logging.getLogger("espnet.nets.beam_search").setLevel(logging.ERROR)  # length-cap notices
-    claims.RESAMPLES = claims.QUICK_RESAMPLES if quick else claims.FULL_RESAMPLES
-    claims.WORKERS = workers  # a quick run's kernels share the cores: one process each
+    # fewer resamples in a quick run; a quick run's kernels share the cores: one process each
+    claims.configure(quick=quick, workers=workers)
     return Notebook(Path(figures_dir), Path(runs_dir), quick=quick,
                     dask_scheduler=dask_scheduler, workers=workers, device=device)

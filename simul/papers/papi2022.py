@@ -15,7 +15,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simul.claims import BLEU_MARGIN, Claim, evaluate, fmt
+from simul.claims import (
+    BLEU_MARGIN,
+    Claim,
+    Finding,
+    declare,
+    mean_known,
+    smallest,
+    tagged,
+)
 from simul.papers import notebook
 
 KS = [3, 5, 7, 9, 11]
@@ -31,8 +39,9 @@ names, :mod:`simul.models.waitk_decoder`), k_train 3, 7 and multi-path."""
 
 KNOWN_GAPS: dict[str, str] = {}
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
-``tests/test_reproduce_full.py``. Measured on the corpus-v2 models: none (analysis in
-``docs/reference/claims.md``); an undecided claim is not a gap."""
+``tests/test_reproduce_full.py``. None on the last full run (corpus v3, en-de and en-es,
+40 tst-COMMON segments; analysis in ``docs/reference/claims.md``); an undecided claim is
+not a gap."""
 
 
 def label(model: str) -> str:
@@ -174,71 +183,6 @@ def by_avoid_eos(summary: pd.DataFrame) -> dict[bool, pd.DataFrame]:
     return out
 
 
-def _offline_minus_trained(offline: str, trained: list[str], *, low: bool):
-    """The smallest (``low``: the largest trained − offline, as its negation) mean curve
-    gap offline − trained model over LAAL ≥ 1000 ms (``low``: below 1000 ms), fixed
-    detection, k_test as the curve's points."""
-    def statistic(rows: pd.DataFrame) -> float:
-        p = points(rows)
-        p = p[p.detection == "fixed"]
-        off = p[p.model == offline]
-        if low:
-            gaps = [_mean_gap(p[p.model == t], off, min_x=-math.inf, max_x=MEDIUM_LATENCY_MS)
-                    for t in trained]
-            return max(gaps) if gaps and not any(map(math.isnan, gaps)) else math.nan
-        return _smallest(_mean_gap(off, p[p.model == t], min_x=MEDIUM_LATENCY_MS)
-                         for t in trained)
-    return statistic
-
-
-EOS_VARIANT = ("-eos", "[EOS allowed while reading, not A.2's setting] ")
-"""Claim id suffix and text prefix of the claims measured with avoid_eos_while_reading off
-(``eos_allowed=True`` of :func:`trained_claims` and :func:`simul.papers.han2020.ktest_claims`)."""
-
-
-def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str], *,
-                   eos_allowed: bool = False, pair: str | None = None) -> list[Claim]:
-    """§3 and §7's answer to the title on a :func:`trained_spec` sweep (models by label):
-    the offline-trained model is on par with or better than the ones trained in
-    simultaneous mode at medium and high latency (smallest mean curve gap offline −
-    trained, BLEU at matched LAAL ≥ 1000 ms; non-inferiority within
-    :data:`~simul.claims.BLEU_MARGIN`: holds when the gap's interval lies above −1 BLEU,
-    contradicted when it lies below), and a trained model may win at low latency (largest
-    mean gap trained − offline below 1000 ms; superiority). ``eos_allowed``: the sweep
-    of ``trained_spec(..., avoid_eos=False)``; the ids get :data:`EOS_VARIANT`'s suffix and
-    the texts its prefix. ``pair``: as for :func:`claims`."""
-    return [tagged(c, pair) for c in _trained_claims(summary, offline, trained, eos_allowed)]
-
-
-def _trained_claims(summary: pd.DataFrame, offline: str, trained: list[str],
-                    eos_allowed: bool) -> list[Claim]:
-    suffix, prefix = EOS_VARIANT if eos_allowed else ("", "")
-    p = points(summary)
-    p = p[p.detection == "fixed"]
-    off = p[p.model == offline]
-    high = [f"{t}: offline − trained, LAAL ≥ {MEDIUM_LATENCY_MS:.0f} ms: "
-            + _gaps_text(off, p[p.model == t], min_x=MEDIUM_LATENCY_MS) for t in trained]
-    low = [f"{t}: trained − offline, LAAL < {MEDIUM_LATENCY_MS:.0f} ms: "
-           + _gaps_text(p[p.model == t], off, min_x=-math.inf, max_x=MEDIUM_LATENCY_MS)
-           for t in trained]
-    # "on par with or better": non-inferiority, within BLEU_MARGIN (its docstring says why)
-    return [
-        Claim.measured(f"P22-offline-vs-trained{suffix}", f"{prefix}the offline-trained model "
-                       "is on par with or better than the models trained in simultaneous mode "
-                       "at medium/high latency (LAAL ≥ 1000 ms; non-inferiority, margin 1 "
-                       "BLEU: smallest mean curve gap offline − trained ≥ −1)",
-                       evaluate(summary, _offline_minus_trained(offline, trained, low=False),
-                                claimed="greater", margin=BLEU_MARGIN, metrics=("LAAL",)),
-                       "; ".join(high), needs_full_run=True),
-        Claim.measured(f"P22-trained-low{suffix}", f"{prefix}a model trained in simultaneous "
-                       "mode may beat the offline one at low latency (LAAL < 1000 ms; "
-                       "largest mean curve gap trained − offline, BLEU)",
-                       evaluate(summary, _offline_minus_trained(offline, trained, low=True),
-                                claimed="greater", metrics=("LAAL",)),
-                       "; ".join(low), needs_full_run=True),
-    ]
-
-
 def trained_table(summary: pd.DataFrame, offline: str, k_train: dict[str, object]) -> pd.DataFrame:
     """§3's models side by side on a :func:`trained_spec` sweep: one row per model (the
     offline one first), its k_train (``k_train``: label → k or list of k; none for the
@@ -359,107 +303,6 @@ def _gaps_text(upper: pd.DataFrame, lower: pd.DataFrame, **kw) -> str:
     return f"mean {mean:+.1f} BLEU ({', '.join(f'{g:+.1f} at {px:.0f} ms' for px, g in gaps)})"
 
 
-def _smallest(values: Iterable[float]) -> float:
-    """The smallest value; NaN when there is none or one is NaN."""
-    values = list(values)
-    return min(values) if values and not any(map(math.isnan, values)) else math.nan
-
-
-def _adaptive_minus_fixed(rows: pd.DataFrame) -> float:
-    """The smallest (over models) mean curve gap adaptive − fixed at LAAL ≥ 1000 ms."""
-    p = points(rows)
-    return _smallest(_mean_gap(g[g.detection == "adaptive"], g[g.detection == "fixed"],
-                               min_x=MEDIUM_LATENCY_MS) for _, g in p.groupby("model"))
-
-
-def _conformer_minus_transformer(conformer: str, transformer: str):
-    def offline(rows: pd.DataFrame) -> float:
-        c, t = offline_bleu(rows, conformer), offline_bleu(rows, transformer)
-        return _smallest(c[name] - t[name] for name in t if name in c)
-
-    def simultaneous(rows: pd.DataFrame) -> float:
-        p = points(rows)
-        return _smallest(_mean_gap(d[d.model == conformer], d[d.model == transformer])
-                         for _, d in p.groupby("detection"))
-
-    return offline, simultaneous
-
-
-def claims(summary: pd.DataFrame, *, transformer: str | None = None,
-           conformer: str | None = None, pair: str | None = None) -> list[Claim]:
-    """§5–§7's claims on a summary of :func:`spec` sweeps (one or both models, by label),
-    each comparison with its paired-bootstrap evidence over the segments
-    (:func:`simul.claims.evaluate`; curve gaps in BLEU at matched LAAL). ``pair``: the
-    language pair of the summary, when the run has several (the paper's panels (a) and
-    (b)); each id then ends in ``@pair`` (:func:`tagged`)."""
-    return [tagged(c, pair) for c in _claims(summary, transformer, conformer)]
-
-
-def tagged(claim: Claim, pair: str | None) -> Claim:
-    """``claim`` of one language pair of several: ``@pair`` after its id, the pair before
-    its text (unchanged when ``pair`` is None)."""
-    if pair is None:
-        return claim
-    return dataclasses.replace(claim, id=f"{claim.id}@{pair}", text=f"{pair}: {claim.text}")
-
-
-def _claims(summary: pd.DataFrame, transformer: str | None,
-            conformer: str | None) -> list[Claim]:
-    p = points(summary)
-    out = []
-
-    # Figures 1–3 (§3: the adaptive strategy's quality "is higher", fixed is better only at
-    # low latency): adaptive > fixed once the latency is medium or high (superiority)
-    details = [f"{model}: adaptive − fixed, LAAL ≥ {MEDIUM_LATENCY_MS:.0f} ms: "
-               + _gaps_text(g[g.detection == "adaptive"], g[g.detection == "fixed"],
-                            min_x=MEDIUM_LATENCY_MS)
-               for model, g in p.groupby("model", sort=False)]
-    if details:
-        evidence = evaluate(summary, _adaptive_minus_fixed, claimed="greater",
-                            metrics=("LAAL",))
-        out.append(Claim.measured("P22-adaptive", "adaptive word detection > fixed at "
-                                  "medium/high latency (LAAL ≥ 1000 ms; smallest mean curve "
-                                  "gap, BLEU)", evidence, "; ".join(details),
-                                  needs_full_run=True))
-
-    # Table 1, Figure 3 (§6.1: "Conformer outperforms Transformer"): Conformer > Transformer
-    models = set(summary.model)
-    if transformer in models and conformer in models:
-        offline, simultaneous = _conformer_minus_transformer(conformer, transformer)
-        t, c = offline_bleu(summary, transformer), offline_bleu(summary, conformer)
-        pairs = [(name, c[name], t[name]) for name in t if name in c]
-        out.append(Claim.measured(
-            "P22-conformer-offline", "Conformer > Transformer offline, greedy and beam-5 "
-            "(Table 1; smallest difference, BLEU)",
-            evaluate(summary, offline, claimed="greater", metrics=("LAAL",)),
-            "; ".join(f"{n}: {a:.1f} vs {b:.1f}" for n, a, b in pairs), needs_full_run=True))
-        details = [f"{detection}: Conformer − Transformer "
-                   + _gaps_text(d[d.model == conformer], d[d.model == transformer])
-                   for detection in DETECTIONS if len(d := p[p.detection == detection])]
-        out.append(Claim.measured(
-            "P22-conformer-simul", "Conformer > Transformer in simultaneous, fixed and "
-            "adaptive detection (Figure 3; smallest mean curve gap, BLEU)",
-            evaluate(summary, simultaneous, claimed="greater", metrics=("LAAL",)),
-            "; ".join(details), needs_full_run=True))
-
-    # Figures 5–6: computation-aware ≥ non-computation-aware
-    worse, seen = [], 0
-    for metric in ("LAAL", "AL"):
-        if f"{metric}_CA" not in summary:
-            continue
-        both = summary.dropna(subset=[metric, f"{metric}_CA"])
-        seen += len(both)
-        worse += [f"{r.model} {r.setting}: {metric}_CA {r[f'{metric}_CA']:.0f} < "
-                  f"{metric} {r[metric]:.0f}" for _, r in both.iterrows()
-                  if r[f"{metric}_CA"] < r[metric]]
-    out.append(Claim("P22-CA", "computation-aware latency ≥ its ideal form (LAAL_CA ≥ LAAL, "
-                     "AL_CA ≥ AL) for every setting", not worse and seen > 0,
-                     "; ".join(worse) or f"{seen} (setting, metric) pairs, all CA ≥ NCA; mean "
-                     f"LAAL_CA − LAAL {fmt([(summary.LAAL_CA - summary.LAAL).mean()])} ms"
-                     if seen else "no computation-aware latency in the summary"))
-    return out
-
-
 # --- the two language pairs: panel (a) beside panel (b) ------------------------------------
 
 ROLES = ("transformer", "conformer")
@@ -541,7 +384,7 @@ def _harder_minus_easier(harder: dict[str, str], easier: dict[str, str], *, offl
             else:
                 gaps += [_mean_gap(d[d.model == e], d[d.model == h])
                          for _, d in p.groupby("detection")]
-        return _smallest(gaps)
+        return smallest(gaps)
     return statistic
 
 
@@ -551,10 +394,9 @@ def pair_claims(summary: pd.DataFrame, pairs: dict[str, dict], *, harder: str = 
     (models by label; the pairs decoded from the same source segments, so the bootstrap
     resamples them together, each setting scored against its own pair's references):
     "translation quality is lower for en-de" than for en-es, offline ("coherent with the
-    results of the offline generations") and at matched latency with either detection
-    ("justified by … different word ordering"). Superiority of easier − harder, the smallest
-    over the architectures both pairs have (and over beams, or detections). None when the
-    summary lacks a pair."""
+    results of the offline generations") and at matched latency with either detection.
+    Superiority of easier − harder, the smallest over the architectures both pairs have
+    (and over beams, or detections). None when the summary lacks a pair."""
     by_role = {r: pair_models(pairs, r) for r in ROLES}
     roles = [r for r, m in by_role.items() if harder in m and easier in m
              and {m[harder], m[easier]} <= set(summary.model)]
@@ -569,18 +411,369 @@ def pair_claims(summary: pd.DataFrame, pairs: dict[str, dict], *, harder: str = 
     curve_text = "; ".join(
         f"{d}: {e[r]} − {h[r]} " + _gaps_text(g[g.model == e[r]], g[g.model == h[r]])
         for r in roles for d, g in p.groupby("detection", sort=False))
+    f = FINDINGS
     return [
-        Claim.measured("P22-pair-offline", f"offline quality is lower for {harder} than for "
-                       f"{easier} (§5, Table 1: greedy and beam-5, every architecture; "
-                       f"smallest difference {easier} − {harder}, BLEU)",
-                       evaluate(summary, _harder_minus_easier(h, e, offline=True),
-                                claimed="greater", metrics=("LAAL",)),
-                       offline_text, needs_full_run=True),
-        Claim.measured("P22-pair-simul", f"simultaneous quality is lower for {harder} than "
-                       f"for {easier} at matched latency (§5, Figures 1–2: fixed and adaptive "
-                       f"detection, every architecture; smallest mean curve gap {easier} − "
-                       f"{harder} at matched LAAL, BLEU)",
-                       evaluate(summary, _harder_minus_easier(h, e, offline=False),
-                                claimed="greater", metrics=("LAAL",)),
-                       curve_text, needs_full_run=True),
+        f["P22-pair-offline"].measure(summary, _harder_minus_easier(h, e, offline=True),
+                                      metrics=("LAAL",), detail=offline_text),
+        f["P22-pair-simul"].measure(summary, _harder_minus_easier(h, e, offline=False),
+                                    metrics=("LAAL",), detail=curve_text),
     ]
+
+
+# --- claims -------------------------------------------------------------------------------
+
+REGIMES_MS = {"low": (-math.inf, 1000.0), "medium": (1000.0, 2000.0), "high": (2000.0, math.inf)}
+"""Footnote 6 (after Anastasopoulos et al. 2021): low below 1000 ms, medium 1000–2000 ms,
+high above 2000 ms, of LAAL."""
+
+WORD_MS = 280.0
+"""App. A.1: the fixed detection counts "every average word duration, that is every
+280ms": a latency within one word (±280 ms) is "without affecting latency" for a policy
+that waits for words."""
+
+_GAIN = ("P22 §5 counts 'a gain of 1 BLEU' (its smallest named gain): within 1 BLEU is "
+         "'almost'")
+_FIXED = "the offline Transformer and Conformer, fixed and adaptive detection, k_test 3–11"
+_TRAINED = ("the offline Conformer and the Conformers trained in simultaneous mode, fixed "
+            "detection at their word duration, k_test 3–11, avoid_eos_while_reading (A.2)")
+_KTRAIN = ("models trained at P22's k_train 3, 5, 7, 9, 11 (shipped: 3 and 7, and "
+           "multi-path)")
+
+FINDINGS = declare(
+    Finding("P22-adaptive", "P22", "§5", "we observe that the overall translation quality "
+            "yielded by the adaptive strategy is higher compared to that of the fixed one",
+            "adaptive − fixed, mean BLEU gap at matched LAAL ≥ 1000 ms (the smallest over "
+            "the models)", _FIXED, "superiority"),
+    Finding("P22-fixed-low", "P22", "§5", "the models with fixed word detection perform "
+            "better at lower latency, with a gain of 1 BLEU for en-de and 2 BLEU for en-es",
+            "fixed − adaptive, mean BLEU gap at matched LAAL over the lower half of the range "
+            "both curves cover (the smallest over the models)", _FIXED, "superiority"),
+    Finding("P22-fixed-far", "P22", "§5", "the fixed strategy curves are far from being "
+            "comparable with their offline greedy values (dashed lines), while the adaptive "
+            "strategy curves almost reach them at higher latency", "BLEU of fixed detection at "
+            "its largest k_test − offline greedy, + 1 (more than 1 BLEU below: the largest "
+            "over the models)", _FIXED, "superiority", claimed="less", half="first"),
+    Finding("P22-adaptive-reach", "P22", "§5", "the fixed strategy curves are far from being "
+            "comparable with their offline greedy values (dashed lines), while the adaptive "
+            "strategy curves almost reach them at higher latency", "BLEU of adaptive "
+            "detection at its largest k_test − offline greedy (the smallest over the models)",
+            _FIXED, "non-inferiority", margin=BLEU_MARGIN, margin_reason=_GAIN,
+            half="second"),
+    Finding("P22-conformer-offline", "P22", "§6.1", "Conformer outperforms Transformer in "
+            "offline generation. The improvements, of at least 2.4 BLEU points, are valid "
+            "both for greedy and beam search", "Conformer − Transformer offline BLEU (the "
+            "smaller of greedy and beam-5)", "offline greedy and beam 5 of both models",
+            "superiority"),
+    Finding("P22-conformer-simul", "P22", "§6.1", "improving the architecture of the offline "
+            "system also has a positive impact on its simultaneous performance, enhancing "
+            "translation quality without affecting latency", "Conformer − Transformer, mean "
+            "BLEU gap at matched LAAL (the smaller over the detections)", _FIXED,
+            "superiority", half="quality"),
+    Finding("P22-conformer-latency", "P22", "§6.1", "improving the architecture of the "
+            "offline system also has a positive impact on its simultaneous performance, "
+            "enhancing translation quality without affecting latency", "LAAL of the "
+            "Conformer − the Transformer's at the same detection and k_test (the mean, ms)",
+            _FIXED, "equivalence", claimed="within", margin=WORD_MS,
+            margin_reason="one source word: A.1's fixed detection counts a word every 280 ms",
+            half="latency"),
+    Finding("P22-conformer-high", "P22", "§6.1", "This holds both for fixed and adaptive word "
+            "detection, with larger BLEU gains at higher latency regimes", "the Conformer's "
+            "gain over the Transformer (mean BLEU gap at matched LAAL) on the upper half of "
+            "the range both curves cover − on the lower half (the smaller over the "
+            "detections)", _FIXED, "superiority"),
+    Finding("P22-offline-vs-trained", "P22", "§5", "the offline-trained models (in solid "
+            "black) outperform the systems trained in simultaneous at every latency regime, "
+            "with gains from 1 to 7 BLEU for en-de and from 1 to 6 BLEU for en-es",
+            "offline − trained, mean BLEU gap at matched LAAL in each latency regime the "
+            "curves share (footnote 6: < 1000, 1000–2000, > 2000 ms; the smallest over the "
+            "trained models and regimes)", _TRAINED, "superiority"),
+    Finding("P22-ktrain-quality", "P22", "§5", "if ktrain increases, both the quality and "
+            "latency improve (e.g. on en-de, the k=11 curve lies higher – indicating better "
+            "quality – and more leftward – lower latency – than the others)", "trained at the "
+            "larger k_train − at the next smaller, mean BLEU gap at matched LAAL (the mean "
+            "over the consecutive k_train)", _KTRAIN, "superiority", half="quality"),
+    Finding("P22-ktrain-latency", "P22", "§5", "if ktrain increases, both the quality and "
+            "latency improve (e.g. on en-de, the k=11 curve lies higher – indicating better "
+            "quality – and more leftward – lower latency – than the others)", "LAAL of the "
+            "model trained at the larger k_train − at the next smaller, at the same k_test "
+            "(the mean, ms)", _KTRAIN, "superiority", claimed="less", half="latency"),
+    Finding("P22-adaptive-ktrain", "P22", "§5", "in the case of the adaptive strategy, "
+            "changing ktrain does not significantly influence the model performance",
+            "the widest mean BLEU gap at matched LAAL between the adaptive curves of models "
+            "trained at different k_train", "models trained in simultaneous mode, decoded "
+            "with adaptive detection", "equivalence", claimed="within", margin=BLEU_MARGIN,
+            margin_reason=_GAIN),
+    Finding("P22-CA-overhead", "P22", "§7", "while Conformer has a computational overhead of "
+            "400/500ms, CAAT requires 1400/1500ms more than its ideal LAAL", "(LAAL_CA − "
+            "LAAL) of CAAT − that of the offline Conformer with adaptive detection (ms)",
+            "the offline Conformer and a CAAT model (Liu et al. 2021), adaptive detection",
+            "superiority"),
+    Finding("P22-pair-offline", "P22", "§5", "Translation quality is lower for en-de … The "
+            "difference in performance between the two language pairs is coherent with the "
+            "results of the offline generations (both greedy and beam-5)", "en-es − en-de "
+            "offline BLEU (the smallest over architectures and beams)", "offline greedy and "
+            "beam 5 of every architecture both pairs have", "superiority"),
+    Finding("P22-pair-simul", "P22", "§5", "Translation quality is lower for en-de, for which "
+            "it ranges from 11 to 19 BLEU, while for en-es it ranges from 14 to 25 BLEU",
+            "en-es − en-de, mean BLEU gap at matched LAAL (the smallest over architectures and "
+            "detections)", _FIXED + ", both pairs", "superiority"),
+    Finding("P22-trained-low", "P22", "beyond §5", "simul's question: may a model trained in "
+            "simultaneous mode beat the offline one at low latency (LAAL < 1000 ms)?",
+            "trained − offline, mean BLEU gap at matched LAAL < 1000 ms (the largest over the "
+            "trained models)", _TRAINED, "superiority", own=True),
+)
+"""P22's findings as the paper states them (:class:`simul.claims.Finding`)."""
+
+EOS_VARIANT = ("-eos", "end of sentence allowed while reading (avoid_eos_while_reading off, "
+                       "not A.2's setting)")
+"""Claim id suffix and settings note of the claims on the sweep with
+avoid_eos_while_reading off (``eos_allowed=True`` of :func:`trained_claims` and
+:func:`simul.papers.han2020.ktest_claims`): a setting the paper did not use, so simul's own
+question."""
+
+
+def _halves(upper: pd.DataFrame, lower: pd.DataFrame) -> tuple[float, float]:
+    """The middle of the LAAL range two curves both cover, and its start (NaN, NaN when
+    they share none)."""
+    if upper.empty or lower.empty:
+        return math.nan, math.nan
+    lo = max(upper.LAAL.min(), lower.LAAL.min())
+    hi = min(upper.LAAL.max(), lower.LAAL.max())
+    return ((lo + hi) / 2, lo) if lo < hi else (math.nan, math.nan)
+
+
+def _fixed_minus_adaptive_low(rows: pd.DataFrame) -> float:
+    gaps = []
+    for _, g in points(rows).groupby("model"):
+        fixed, adaptive = g[g.detection == "fixed"], g[g.detection == "adaptive"]
+        middle, lo = _halves(fixed, adaptive)
+        gaps.append(_mean_gap(fixed, adaptive, min_x=lo, max_x=middle + 1e-9)
+                    if not math.isnan(middle) else math.nan)
+    return smallest(gaps)
+
+
+def _adaptive_minus_fixed(rows: pd.DataFrame) -> float:
+    """The smallest (over models) mean curve gap adaptive − fixed at LAAL ≥ 1000 ms."""
+    p = points(rows)
+    return smallest(_mean_gap(g[g.detection == "adaptive"], g[g.detection == "fixed"],
+                              min_x=MEDIUM_LATENCY_MS) for _, g in p.groupby("model"))
+
+
+def _largest_k_minus_offline(detection: str, *, far: bool):
+    """BLEU of ``detection`` at its largest k_test − offline greedy, per model: the smallest
+    (``far``: the largest, + 1)."""
+    def statistic(rows: pd.DataFrame) -> float:
+        gaps = []
+        p = points(rows)
+        for model, g in p[p.detection == detection].groupby("model"):
+            greedy = offline_bleu(rows, model).get("offline greedy", math.nan)
+            gaps.append(float(g.loc[g.k.idxmax()].BLEU - greedy))
+        if far:
+            return max(gaps) + BLEU_MARGIN if gaps and not any(map(math.isnan, gaps)) \
+                else math.nan
+        return smallest(gaps)
+    return statistic
+
+
+def _conformer_minus_transformer(conformer: str, transformer: str):
+    def offline(rows: pd.DataFrame) -> float:
+        c, t = offline_bleu(rows, conformer), offline_bleu(rows, transformer)
+        return smallest(c[name] - t[name] for name in t if name in c)
+
+    def simultaneous(rows: pd.DataFrame) -> float:
+        p = points(rows)
+        return smallest(_mean_gap(d[d.model == conformer], d[d.model == transformer])
+                        for _, d in p.groupby("detection"))
+
+    def latency(rows: pd.DataFrame) -> float:
+        p = points(rows).set_index(["detection", "k"])
+        c, t = p[p.model == conformer].LAAL, p[p.model == transformer].LAAL
+        shared = c.index.intersection(t.index)
+        return float((c[shared] - t[shared]).mean()) if len(shared) else math.nan
+
+    def higher(rows: pd.DataFrame) -> float:
+        gains = []
+        for _, d in points(rows).groupby("detection"):
+            c, t = d[d.model == conformer], d[d.model == transformer]
+            middle, lo = _halves(c, t)
+            if math.isnan(middle):
+                gains.append(math.nan)
+                continue
+            gains.append(_mean_gap(c, t, min_x=middle) - _mean_gap(c, t, min_x=lo,
+                                                                   max_x=middle + 1e-9))
+        return smallest(gains)
+
+    return offline, simultaneous, latency, higher
+
+
+def claims(summary: pd.DataFrame, *, transformer: str | None = None,
+           conformer: str | None = None, pair: str | None = None) -> list[Claim]:
+    """P22 §5–§7's findings (:data:`FINDINGS`) on a summary of :func:`spec` sweeps (one or
+    both models, by label), each with its paired-bootstrap evidence over the segments
+    (curve gaps in BLEU at matched LAAL). ``pair``: the language pair of the summary, when
+    the run has several (the paper's panels (a) and (b)); each id then ends in ``@pair``."""
+    found = _claims(summary, transformer, conformer)
+    return [tagged(c, f"@{pair}", pair) for c in found] if pair else found
+
+
+def _claims(summary: pd.DataFrame, transformer: str | None,
+            conformer: str | None) -> list[Claim]:
+    f = FINDINGS
+    p = points(summary)
+    out = []
+    by_model = list(p.groupby("model", sort=False))
+    if by_model:
+        out.append(f["P22-adaptive"].measure(
+            summary, _adaptive_minus_fixed, metrics=("LAAL",),
+            detail="; ".join(f"{model}: adaptive − fixed, LAAL ≥ {MEDIUM_LATENCY_MS:.0f} ms: "
+                             + _gaps_text(g[g.detection == "adaptive"],
+                                          g[g.detection == "fixed"], min_x=MEDIUM_LATENCY_MS)
+                             for model, g in by_model)))
+        out.append(f["P22-fixed-low"].measure(
+            summary, _fixed_minus_adaptive_low, metrics=("LAAL",),
+            detail="; ".join(f"{model}: fixed − adaptive, lower half: " + _gaps_text(
+                g[g.detection == "fixed"], g[g.detection == "adaptive"],
+                min_x=_halves(g[g.detection == "fixed"], g[g.detection == "adaptive"])[1],
+                max_x=_halves(g[g.detection == "fixed"], g[g.detection == "adaptive"])[0]
+                + 1e-9) for model, g in by_model)))
+        if (summary.policy == "offline").any():
+            detail = "; ".join(
+                f"{model} at k {int(g.k.max())}: fixed {_at_k(g, 'fixed'):.1f}, adaptive "
+                f"{_at_k(g, 'adaptive'):.1f}, offline greedy "
+                f"{offline_bleu(summary, model).get('offline greedy', math.nan):.1f}"
+                for model, g in by_model)
+            out.append(f["P22-fixed-far"].measure(
+                summary, _largest_k_minus_offline("fixed", far=True), metrics=("LAAL",),
+                detail=detail))
+            out.append(f["P22-adaptive-reach"].measure(
+                summary, _largest_k_minus_offline("adaptive", far=False), metrics=("LAAL",),
+                detail=detail))
+
+    models = set(summary.model)
+    if transformer in models and conformer in models:
+        offline, simultaneous, latency, higher = _conformer_minus_transformer(conformer,
+                                                                             transformer)
+        t, c = offline_bleu(summary, transformer), offline_bleu(summary, conformer)
+        out.append(f["P22-conformer-offline"].measure(
+            summary, offline, metrics=("LAAL",),
+            detail="; ".join(f"{n}: {c[n]:.1f} vs {t[n]:.1f}" for n in t if n in c)))
+        out.append(f["P22-conformer-simul"].measure(
+            summary, simultaneous, metrics=("LAAL",),
+            detail="; ".join(f"{d}: Conformer − Transformer "
+                             + _gaps_text(g[g.model == conformer], g[g.model == transformer])
+                             for d in DETECTIONS if len(g := p[p.detection == d]))))
+        out.append(f["P22-conformer-latency"].measure(
+            summary, latency, metrics=("LAAL",),
+            detail=f"mean LAAL Conformer − Transformer: {latency(summary):+.0f} ms"))
+        out.append(f["P22-conformer-high"].measure(
+            summary, higher, metrics=("LAAL",),
+            detail=f"upper-half gain − lower-half gain, the smaller: {higher(summary):+.2f}"))
+    out.append(f["P22-CA-overhead"].not_measured("a CAAT model (Liu et al. 2021b), which "
+                                                 "simul does not ship"))
+    return out
+
+
+def _at_k(g: pd.DataFrame, detection: str) -> float:
+    d = g[g.detection == detection]
+    return float(d.loc[d.k.idxmax()].BLEU) if len(d) else math.nan
+
+
+def _offline_minus_trained(offline: str, trained: list[str]):
+    """The smallest mean curve gap offline − trained model, over the trained models and the
+    latency regimes (:data:`REGIMES_MS`) the two curves share; fixed detection, k_test as
+    the curve's points."""
+    def statistic(rows: pd.DataFrame) -> float:
+        p = points(rows)
+        p = p[p.detection == "fixed"]
+        off = p[p.model == offline]
+        gaps = [_mean_gap(off, p[p.model == t], min_x=lo, max_x=hi)
+                for t in trained for lo, hi in REGIMES_MS.values()]
+        known = [g for g in gaps if not math.isnan(g)]
+        return min(known) if known else math.nan
+    return statistic
+
+
+def _trained_minus_offline_low(offline: str, trained: list[str]):
+    """The largest mean curve gap trained − offline below 1000 ms (NaN when a trained
+    model shares no LAAL there with the offline one)."""
+    def statistic(rows: pd.DataFrame) -> float:
+        p = points(rows)
+        p = p[p.detection == "fixed"]
+        off = p[p.model == offline]
+        gaps = [_mean_gap(p[p.model == t], off, min_x=-math.inf, max_x=MEDIUM_LATENCY_MS)
+                for t in trained]
+        return max(gaps) if gaps and not any(map(math.isnan, gaps)) else math.nan
+    return statistic
+
+
+def _single_k(k_train: dict[str, object]) -> dict[int, str]:
+    """{k_train: model} of the models trained at one k (not multi-path)."""
+    return {int(k): m for m, k in k_train.items() if not isinstance(k, list | tuple)}
+
+
+def _ktrain_step(by_k: dict[int, str], metric: str):
+    """Along the sorted k_train: BLEU, the mean gap at matched LAAL of each model over the
+    next smaller k_train's; LAAL, the mean difference at the same k_test."""
+    order = [by_k[k] for k in sorted(by_k)]
+
+    def statistic(rows: pd.DataFrame) -> float:
+        p = points(rows)
+        p = p[p.detection == "fixed"]
+        steps = []
+        for smaller, larger in zip(order, order[1:], strict=False):
+            a, b = p[p.model == smaller], p[p.model == larger]
+            if metric == "BLEU":
+                steps.append(_mean_gap(b, a))
+            else:
+                shared = sorted(set(a.k) & set(b.k))
+                steps += [float(b[b.k == k].LAAL.iloc[0] - a[a.k == k].LAAL.iloc[0])
+                          for k in shared]
+        return mean_known(steps)
+    return statistic
+
+
+def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str], *,
+                   eos_allowed: bool = False, pair: str | None = None,
+                   k_train: dict[str, object] | None = None) -> list[Claim]:
+    """§5's findings on the offline-trained model against those trained in simultaneous
+    mode, on a :func:`trained_spec` sweep (models by label): P22-offline-vs-trained (every
+    latency regime), the k_train trend (``k_train``: label → k or a list for multi-path;
+    "not measured" with fewer than three single k_train) and the adaptive-detection one
+    (not measured: the trained models are decoded with fixed detection), and simul's own
+    P22-trained-low. ``eos_allowed``: the sweep of ``trained_spec(..., avoid_eos=False)``, a
+    setting the paper did not use: ids get :data:`EOS_VARIANT`'s suffix and every claim is
+    simul's own. ``pair``: as for :func:`claims`."""
+    f = FINDINGS
+    p = points(summary)
+    p = p[p.detection == "fixed"]
+    off = p[p.model == offline]
+    high = [f"{t}: offline − trained per regime: " + ", ".join(
+        f"{name} {_mean_gap(off, p[p.model == t], min_x=lo, max_x=hi):+.1f}"
+        for name, (lo, hi) in REGIMES_MS.items()) for t in trained]
+    low = [f"{t}: trained − offline, LAAL < {MEDIUM_LATENCY_MS:.0f} ms: "
+           + _gaps_text(p[p.model == t], off, min_x=-math.inf, max_x=MEDIUM_LATENCY_MS)
+           for t in trained]
+    out = [f["P22-offline-vs-trained"].measure(summary, _offline_minus_trained(offline, trained),
+                                               metrics=("LAAL",), detail="; ".join(high)),
+           f["P22-trained-low"].measure(summary, _trained_minus_offline_low(offline, trained),
+                                        metrics=("LAAL",), detail="; ".join(low))]
+    by_k = _single_k({m: k for m, k in (k_train or {}).items() if m in set(summary.model)})
+    if len(by_k) >= 3:
+        shown = ", ".join(f"{k} ({m})" for k, m in sorted(by_k.items()))
+        out += [f[cid].measure(summary, _ktrain_step(by_k, metric), metrics=("LAAL",),
+                               detail=f"k_train {shown}")
+                for cid, metric in (("P22-ktrain-quality", "BLEU"),
+                                    ("P22-ktrain-latency", "LAAL"))]
+    else:
+        needs = (f"{_KTRAIN}; this sweep has k_train "
+                 f"{', '.join(map(str, sorted(by_k))) or 'none'}")
+        out += [f["P22-ktrain-quality"].not_measured(needs),
+                f["P22-ktrain-latency"].not_measured(needs)]
+    out.append(f["P22-adaptive-ktrain"].not_measured(
+        "models trained in simultaneous mode with adaptive word detection, decoded with it"))
+    if eos_allowed:
+        suffix, note = EOS_VARIANT
+        out = [dataclasses.replace(c, id=c.id + suffix,
+                                   finding=c.finding.variant(suffix, note, own=True))
+               for c in out]
+    return [tagged(c, f"@{pair}", pair) for c in out] if pair else out

@@ -19,8 +19,8 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
+from simul.corpus import find_split_dir
 from simul.corpus import manifest as corpus_manifest
-from simul.corpus.mustc import find_split_dir
 from simul.models import device as devices
 from simul.sweep.spec import ModelRef, Spec, SweepError
 

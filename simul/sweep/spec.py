@@ -220,11 +220,16 @@ def resolve_model(ref: str) -> ModelRef:
         directory = models.resolve(ref)
     except models.UnknownModel as e:
         raise SweepError(str(e)) from None
+    label = models.label(ref)  # a Hub repo id's snapshot folder is named by its revision
     if models.is_cascade(directory):
         try:
             files = cascade.files(directory)
         except ValueError as e:
             raise SweepError(str(e)) from None
-        return ModelRef(directory.name, str(directory.resolve()), _sha256(files))
+        return ModelRef(label, str(directory.resolve()), _sha256(files))
+    if models.family(directory) == "transformers":
+        from simul.models import hf_s2t
+
+        return ModelRef(label, str(directory.resolve()), _sha256(hf_s2t.files(directory)))
     config, model_file = resolve_model_dir(directory)
-    return ModelRef(directory.name, str(directory.resolve()), _sha256([config, model_file]))
+    return ModelRef(label, str(directory.resolve()), _sha256([config, model_file]))

@@ -135,6 +135,30 @@ def _asr_table(results: dict) -> list[str]:
     return lines
 
 
+def _augmentation_line(info: dict) -> list[str]:
+    """What the training speech went through (simul.json's ``augmentation``, from the recipe
+    as run); nothing for a model packed before it was recorded."""
+    aug = info.get("augmentation")
+    if aug is None:
+        return []
+    parts = []
+    if aug.get("speed_perturb"):
+        parts.append("speed " + " / ".join(f"{f:g}" for f in aug["speed_perturb"]))
+    if aug.get("gain_db"):
+        parts.append("a level per copy over {:g} to {:+g} dB".format(*aug["gain_db"]))
+    if aug.get("rooms"):
+        low, high = aug["rt60"]
+        parts.append(f"{aug['rooms']} simulated rooms, RT60 {low:g}–{high:g} s "
+                     f"({aug['rir_prob']:.0%} of reads)")
+    if aug.get("babble") or aug.get("coloured"):
+        parts.append(f"noise ({aug['babble']} babble, {aug['coloured']} coloured) at "
+                     f"{aug['snr_db'][0]:g}–{aug['snr_db'][1]:g} dB SNR ({aug['noise_prob']:.0%} "
+                     "of reads)")
+    if not parts:
+        return ["- augmentation: none (the corpus speech as is)"]
+    return [f"- augmentation (simul.augment, seed {aug.get('seed', 0)}): {'; '.join(parts)}"]
+
+
 def _cost_line(out: Path, info: dict | None = None) -> list[str]:
     """What training cost, from ``learning_curve.csv`` (ESPnet's train and valid seconds of
     every epoch, resumed runs included), or from ``simul meta-train``'s ``cost.json`` (its
@@ -208,6 +232,7 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
              *([_monotonic_line(info["monotonic_attention"],
                                 (conf.get("decoder_conf") or {}).get("pre_decision", "fixed"))]
                if info.get("monotonic_attention") else []),
+             *_augmentation_line(info),
              *_cost_line(out, info),
              f"- trained on: mini corpus, builder version "
              f"{info.get('corpus_builder_version', 'unrecorded')}",

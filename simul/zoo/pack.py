@@ -185,6 +185,13 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
         found = manifest.read(corpus)
         info["corpus_builder_version"] = found.get("pair_versions", {}).get(
             pair, found.get("builder_version"))
+    recipe_file = exp_dir.parent / "recipe.yaml"  # simul train's recipe as run
+    if recipe_file.is_file():
+        from simul.models import augment
+
+        as_run = (yaml.safe_load(recipe_file.read_text()) or {}).get("simul") or {}
+        info["augmentation"] = {"speed_perturb": as_run.get("speed_perturb"),
+                                **(augment.spec(as_run.get("augment"), name) or {})}
     if run_conf.get("init_param"):
         info["initialized_from"] = []
         for entry in run_conf["init_param"]:  # /…/NAME/model.pth:src:dst → NAME/model.pth:src:dst
