@@ -118,13 +118,39 @@ def config_task(conf: dict) -> str:
     return "mt" if conf.get("frontend") == "embed" else "st"
 
 
+def read_yaml(path: str | Path) -> dict:
+    """A YAML mapping from ``path`` (a model's config.yaml); ``ValueError`` in one line naming
+    the file, and for a syntax error the line and column YAML stopped at."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as e:
+        def at(mark) -> str:
+            return f"line {mark.line + 1}, column {mark.column + 1}"
+
+        mark, problem = getattr(e, "problem_mark", None), getattr(e, "problem", None)
+        where = f"{at(mark)}: " if mark is not None else ""
+        context, opened = getattr(e, "context", None), getattr(e, "context_mark", None)
+        begun = f"; {context} from {at(opened)}" if context and opened is not None else ""
+        raise ValueError(f"{path}: not valid YAML ({where}{problem or str(e).splitlines()[0]}"
+                         f"{begun})") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: cannot be read ({e})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of field: value, got "
+                         f"{type(data).__name__}")
+    return data
+
+
 def config(name_or_dir: str | Path) -> dict:
     """A model's ESPnet ``config.yaml`` (the shallowest one in its directory)."""
     directory = resolve(name_or_dir)
     configs = sorted(directory.rglob("config.yaml"), key=lambda c: (len(c.parts), c))
     if not configs:
         raise ValueError(f"{name_or_dir}: no config.yaml in {directory}")
-    return yaml.safe_load(configs[0].read_text()) or {}
+    return read_yaml(configs[0])
 
 
 def task(name_or_dir: str | Path) -> str:
