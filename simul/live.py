@@ -383,12 +383,18 @@ def summary(result: Result) -> list[str]:
     return lines
 
 
-def source_pair(pair: str | None, model: str) -> str:
-    """The pair a ``--segment`` is read in: ``pair`` when given, else the model's own (its
-    simul.json), else :data:`~simul.models.registry.DEFAULT_PAIR`."""
+def source_pair(pair: str | None, model: str, *, needed: bool = True) -> str:
+    """The pair a ``--segment`` is read in: the model's own, ``pair`` refused when it is
+    not, and needed for a model that records none (:func:`simul.models.registry.pair_for`).
+    Without a segment to read (``needed`` False: a file, a microphone) a ``pair`` given is
+    still checked against the model's; "" when there is none."""
     from simul.models import registry
 
-    return pair or registry.pair(model) or registry.DEFAULT_PAIR
+    if not needed and not pair:
+        return ""
+    if not needed and registry.pair(model) is None:
+        return pair
+    return registry.pair_for(model, pair)
 
 
 def open_source(*, wav: str | None = None, segment: str | None = None, mic: bool = False,

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import pytest
 
+from simul import cli
 from simul.models.loader import load_dir
 from simul.policies import make
 from simul.session import check_fit
 from simul.simulate import simulate
 from tests.conftest import make_tiny_model
 from tests.test_mma_policy import mma_copy
+from tests.test_mustc import PAIR, SPLIT, make_corpus
 from tests.test_policy_word_detection import segment
 
 
@@ -79,3 +81,19 @@ def test_what_an_mma_model_does_not_serve_is_refused(models, speech, kind, polic
 def test_what_an_mma_model_serves_is_decoded_with_a_note_when_untrained(models, kind, policy,
                                                                         settings, notes):
     assert check_fit(models[kind], make(policy, settings)) == notes
+
+
+def test_decode_refuses_it_in_one_line_and_writes_nothing(dirs, tmp_path, capsys):
+    make_corpus(tmp_path / PAIR)
+    out = tmp_path / "r.jsonl"
+    assert cli.main(["decode", "--model", str(dirs["fixed"]), "--pair", PAIR, "--corpus",
+                     str(tmp_path), "--split", SPLIT, "--policy", "wait_k_frames",
+                     "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"simul: error: policy wait_k_frames does not decode mma_fixed, {SERVES}\n"
+    assert not out.exists()
+    assert cli.main(["decode", "--model", str(dirs["fixed"]), "--pair", PAIR, "--corpus",
+                     str(tmp_path), "--split", SPLIT, "--policy", "mma", "--set",
+                     "step_ms=120", "--out", str(out)]) == 0
+    assert "note: mma: mma_fixed was trained over fixed blocks of 200 ms, decoded here over " \
+           "blocks of 120 ms" in capsys.readouterr().err

@@ -30,10 +30,6 @@ INFO_FILE = "simul.json"
 TASKS = ("st", "asr", "mt")
 """ESPnet tasks simul packs and evaluates: speech translation, and a cascade's halves."""
 
-DEFAULT_PAIR = "en-es"
-"""The pair read for a model directory that does not record its own."""
-
-
 class UnknownModel(ValueError):
     """A name that is neither a shipped model nor a model directory."""
 
@@ -101,13 +97,44 @@ def info(name_or_dir: str | Path) -> dict:
 
 
 def pair(name_or_dir: str | Path) -> str | None:
-    """The language pair a model was trained on (``pair`` of its simul.json: every shipped
-    or packed model has one); None for a model directory without it."""
-    found = info(name_or_dir).get("pair")
+    """The language pair a model translates: the ``pair`` of its simul.json (every shipped
+    or packed model has one; a model fine-tuned from a parent has its own), a cascade's MT
+    model's (its cascade.json names the models, its directory holds no simul.json); None for
+    a model directory that does not record it."""
+    directory = resolve(name_or_dir)
+    if is_cascade(directory):
+        return pair(cascade_parts(directory)[1])
+    found = info(directory).get("pair")
     if found is not None and not isinstance(found, str):
-        raise ValueError(f"{resolve(name_or_dir) / INFO_FILE}: field 'pair': expected e.g. "
+        raise ValueError(f"{directory / INFO_FILE}: field 'pair': expected e.g. "
                          f"'en-es', got {found!r}")
     return found
+
+
+def pair_source(name_or_dir: str | Path) -> str:
+    """Where :func:`pair` found a model's pair, in words (for messages)."""
+    directory = resolve(name_or_dir)
+    if is_cascade(directory):
+        return f"its MT model {cascade_parts(directory)[1].name}'s {INFO_FILE}"
+    return f"its {INFO_FILE}"
+
+
+def pair_for(name_or_dir: str | Path, asked: str | None = None, *,
+             option: str = "--pair") -> str:
+    """The pair to read a corpus in for a model: the model's own (:func:`pair`). ``asked``
+    (``option``, e.g. ``--pair`` or a sweep spec's field) must agree with it: references of
+    another language would score the translation against text it never meant to write. A
+    model that does not record its pair needs ``asked``. Raises ``ValueError`` in one line
+    naming the option."""
+    own = pair(name_or_dir)
+    if own is not None and asked and asked != own:
+        raise ValueError(f"{option} {asked}: {name_or_dir} translates {own} "
+                         f"({pair_source(name_or_dir)}); leave {option} out to read the "
+                         f"{own} split")
+    if own is None and not asked:
+        raise ValueError(f"{name_or_dir}: its language pair is not known (no 'pair' in "
+                         f"{resolve(name_or_dir) / INFO_FILE}): give {option} SRC-TGT")
+    return own or asked
 
 
 def config_task(conf: dict) -> str:
@@ -199,7 +226,7 @@ def stale(name_or_dir: str | Path) -> bool:
     directory = resolve(name_or_dir)
     if is_cascade(directory):
         return any(stale(part) for part in cascade_parts(directory))
-    return corpus_version(directory) != pair_version(info(directory).get("pair", "en-es"))
+    return corpus_version(directory) != pair_version(pair(directory) or "en-es")
 
 
 def metrics(name_or_dir: str | Path) -> dict:

@@ -84,11 +84,14 @@ def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
     if not (out / registry.INFO_FILE).is_file():
         raise ValueError(f"{out}: not a packed model (no {registry.INFO_FILE}); pack a "
                          "training run first (simul models pack)")
+    pair = registry.pair(out)
+    if pair is None:  # its references' language would be a guess
+        raise ValueError(f"{out / registry.INFO_FILE}: no field 'pair' (the language pair the "
+                         "model translates, e.g. en-de)")
     task = registry.task(out)
     model = {"st": load, "asr": SpeechASR.from_dir, "mt": TextMT.from_dir}[task](out)
     if getattr(model, "greedy_only", False):  # an MMA model: its heads decide, no beam
         beams = (1,)
-    pair = registry.pair(out)
     root = corpus_root or DEFAULT_ROOT
     results = {}
     for split in splits:
