@@ -51,9 +51,9 @@ from pathlib import Path
 import numpy as np
 
 from simul.corpus import Alignment
-from simul.level import LevelControl
+from simul.level import SPEECH_FLOOR_DBFS, LevelControl, clipped_fraction, speech_level_dbfs
 from simul.models.espnet_st import SAMPLE_RATE
-from simul.session import Session
+from simul.session import Session, check_fit
 
 LONG_SOURCE_S = 60.0
 """Beyond this much audio, ``simul stream`` notes that the cost grows with the length."""
@@ -83,6 +83,56 @@ class Source:
     @property
     def duration_s(self) -> float | None:
         return None if self.audio is None else self.audio.size / SAMPLE_RATE
+
+
+# ---------------------------------------------------------------------------- input checks
+
+INPUT_COSTS = {
+    "model": "conformer_bpe_en-es", "segments": 20, "clean": 73.2, "narrowband": 28.1,
+    "clipped": ((10.1, 68.4), (33.4, 13.9)), "silence_words": 3.0, "silence_s": 9.1,
+}
+"""What damaged input costs, measured (``python benchmarks/input_damage.py [--clip-gain
+30]``; the table in ``docs/reference/streaming.md``): offline greedy BLEU of ``model`` on
+the first ``segments`` of tst-COMMON fed as ``simul stream --wav`` feeds a file (through a
+fresh level control): as built (``clean``), band-limited to 8 kHz and back
+(``narrowband``), amplified ×8 and ×30 and cut flat at full scale (``clipped``: the % of
+samples clipped, BLEU); and the words it writes on average for silence as long as those
+segments (``silence_words``, for ``silence_s`` s on average). The warnings of
+:func:`read_wav` quote them."""
+
+CLIPPED_WARN = 0.001
+"""A file with at least this fraction of its samples clipped (:func:`simul.level.
+clipped_fraction`) is warned about; the corpus' dev and test segments have at most 0.019 %."""
+
+
+def _measured(what: str) -> str:
+    c = INPUT_COSTS
+    return (f"{c['model']}, offline greedy, first {c['segments']} tst-COMMON segments: BLEU "
+            f"{c['clean']:.1f} as built, {what}; docs/reference/streaming.md")
+
+
+def narrowband_warning(what: str, rate: int) -> str:
+    """The warning for audio sampled below 16 kHz (``what``: the file or device and rate)."""
+    return (f"warning: {what}: narrowband audio (nothing above {rate / 2000:g} kHz), resampled "
+            f"to {SAMPLE_RATE} Hz; the models heard 16 kHz speech and translate it much worse ("
+            + _measured(f"{INPUT_COSTS['narrowband']:.1f} band-limited to 8 kHz") + ")")
+
+
+def clipping_warning(what: str, fraction: float) -> str:
+    """The warning for audio with ``fraction`` of its samples clipped."""
+    (less, less_bleu), (more, more_bleu) = INPUT_COSTS["clipped"]
+    return (f"warning: {what}: {100 * fraction:.2g} % of the samples are clipped (cut flat at "
+            f"full scale): distorted speech translates worse ("
+            + _measured(f"{less_bleu:.1f} with {less:.0f} % of the samples clipped, "
+                        f"{more_bleu:.1f} with {more:.0f} %") + ")")
+
+
+def silence_warning(what: str) -> str:
+    """The warning for audio without speech (no frame above the level control's floor)."""
+    return (f"warning: {what}: no speech (no 20 ms frame above {SPEECH_FLOOR_DBFS:g} dBFS): "
+            f"any words written are made up ({INPUT_COSTS['model']} writes "
+            f"{INPUT_COSTS['silence_words']:.1f} words on average for "
+            f"{INPUT_COSTS['silence_s']:.1f} s of silence)")
 
 
 # ---------------------------------------------------------------------------- sources
@@ -128,10 +178,18 @@ def read_wav(path: str | Path, *, start_s: float = 0.0,
         audio = audio.mean(axis=1, dtype=np.float32)
     else:
         audio = audio[:, 0]
-    if rate != SAMPLE_RATE:
+    clipped = clipped_fraction(audio)
+    if rate < SAMPLE_RATE:
+        notices.append(narrowband_warning(f"{path}: {rate} Hz", rate))
+    elif rate != SAMPLE_RATE:
         notices.append(f"{path}: {rate} Hz, resampled to {SAMPLE_RATE} Hz (soxr)")
+    if rate != SAMPLE_RATE:
         audio = soxr.resample(audio, rate, SAMPLE_RATE).astype(np.float32, copy=False)
     audio = np.clip(audio, -1.0, 1.0)
+    if clipped >= CLIPPED_WARN:
+        notices.append(clipping_warning(str(path), clipped))
+    if speech_level_dbfs(audio) == -math.inf:
+        notices.append(silence_warning(str(path)))
     part = ""
     if start or stop < frames:
         part = f" {start / rate:.2f}–{stop / rate:.2f} s"
@@ -183,7 +241,8 @@ def microphone(*, chunk_ms: float, duration_s: float | None = None,
         sd.check_input_settings(device, channels=1, dtype="float32", samplerate=SAMPLE_RATE)
     except (sd.PortAudioError, ValueError):
         rate = int(info["default_samplerate"])
-        notices.append(f"microphone: {rate} Hz, resampled to {SAMPLE_RATE} Hz (soxr)")
+        notices.append(narrowband_warning(f"microphone: {rate} Hz", rate) if rate < SAMPLE_RATE
+                       else f"microphone: {rate} Hz, resampled to {SAMPLE_RATE} Hz (soxr)")
     limit = None if duration_s is None else round(duration_s * SAMPLE_RATE)
 
     def chunks(stopped: Callable[[], bool]) -> Iterator[np.ndarray]:
@@ -423,13 +482,30 @@ def open_source(*, wav: str | None = None, segment: str | None = None, mic: bool
 LEVELS = ("auto", "off")
 """``simul stream --level``: a :class:`LevelControl` on the input, or the audio as it is."""
 
-HEARD = ("note: the shipped models have heard two synthesizers (espeak-ng, festival) at the "
-         "corpus' level only; other voices, microphones and rooms translate worse",
-         "  (conformer_bpe_en-es greedy BLEU: 26.1 for tst-HE's held-out festival voice "
-         "against 69.1 for its espeak-ng speech; tst-COMMON audio ×0.1: 15.5 against 71.1, "
-         "64.7 with --level auto, 70.9 once it has heard a sentence)")
-"""What ``simul stream --mic`` or ``--wav`` says first: what the models can hear, with the
-numbers of ``docs/reference/streaming.md`` (``benchmarks/input_level.py``, the models' cards)."""
+def heard_note(model: str) -> list[str]:
+    """What ``simul stream --mic`` or ``--wav`` says first: what ``model`` has heard, with
+    its own offline greedy BLEU by synthesizer on tst-HE (its ``metrics.json``: festival's
+    voices there are ones its training never heard), or that none is known."""
+    from simul.models import registry
+
+    directory = registry.resolve(model)
+    name = directory.name
+    parts = registry.cascade_parts(directory) if registry.is_cascade(directory) else (directory,)
+    lines = []
+    if all(registry.info(part).get("corpus_builder_version") is not None for part in parts):
+        # trained on the mini corpus (a cascade: both its models)
+        lines.append(f"note: {name} has heard two synthesizers (espeak-ng, festival) at the "
+                     "corpus' level only; other voices, microphones and rooms translate worse")
+    by_engine = registry.metrics(model).get("tst-HE/beam1", {}).get("by_engine", {})
+    if {"festival", "espeak-ng"} <= set(by_engine):
+        lines.append(f"  ({name}, offline greedy BLEU from its metrics.json: "
+                     f"{by_engine['festival']['bleu']:.1f} for tst-HE's festival voice, "
+                     f"which its training never heard, against "
+                     f"{by_engine['espeak-ng']['bleu']:.1f} for its espeak-ng speech)")
+    else:
+        lines.append(f"note: {name}: no quality by voice is known (its metrics.json has no "
+                     "tst-HE/beam1 by synthesizer; simul models eval measures it)")
+    return lines
 
 
 def level_control(level: str | None, source: Source) -> LevelControl | None:
@@ -471,7 +547,7 @@ def main_stream(*, model: str, policy: str, settings: dict[str, str], source: So
     the_policy = make(policy, settings)  # bad settings fail before the model loads
     control = level_control(level, source)
     if not source.from_corpus:  # a microphone or a recording: voices the models never heard
-        for line in HEARD:
+        for line in heard_note(model):
             tell(line)
     for line in source.notices:
         tell(line)
@@ -491,6 +567,8 @@ def main_stream(*, model: str, policy: str, settings: dict[str, str], source: So
             tell(f"level: auto — a causal gain brings speech to the corpus' level "
                  f"({control.target_dbfs:g} dBFS, at most {control.max_gain_db:+g} dB); "
                  f"--level off feeds the audio as it is")
+        for note in check_fit(st_model, the_policy):
+            tell(f"note: {note}")
         session = Session(st_model, the_policy, alignment=source.alignment)
         result = stream(session, source.audio if source.audio is not None else source.chunks,
                         chunk_ms=chunk_ms, pace=realtime, notice=tell, level=control,
