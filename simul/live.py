@@ -78,6 +78,10 @@ class Source:
     alignment: Alignment | None = None  # oracle word times (corpus segments)
     reference: str = ""  # the reference translation (corpus segments)
     notices: tuple[str, ...] = ()  # what was done to the audio (resampled, mixed down)
+    # what is wrong with the audio: ("narrowband", rate Hz), ("clipped", fraction of the
+    # samples), ("silence", 0.0); damage_warnings() says what each costs
+    damage: tuple[tuple[str, float], ...] = ()
+    origin: str = ""  # the file or device the damage is found in
     from_corpus: bool = False  # a corpus segment: fed as it is (no level control)
 
     @property
@@ -88,51 +92,61 @@ class Source:
 # ---------------------------------------------------------------------------- input checks
 
 INPUT_COSTS = {
-    "model": "conformer_bpe_en-es", "segments": 20, "clean": 73.2, "narrowband": 28.1,
-    "clipped": ((10.1, 68.4), (33.4, 13.9)), "silence_words": 3.0, "silence_s": 9.1,
+    "conformer_bpe_en-es": {"clean": 73.2, "narrowband": 28.1,
+                            "clipped": ((10.1, 68.4), (33.4, 13.9)), "silence_words": 3.0},
+    "conformer_bpe_en-de": {"clean": 57.7, "narrowband": 18.3,
+                            "clipped": ((10.1, 53.0), (33.4, 7.6)), "silence_words": 6.0},
 }
-"""What damaged input costs, measured (``python benchmarks/input_damage.py [--clip-gain
-30]``; the table in ``docs/reference/streaming.md``): offline greedy BLEU of ``model`` on
-the first ``segments`` of tst-COMMON fed as ``simul stream --wav`` feeds a file (through a
-fresh level control): as built (``clean``), band-limited to 8 kHz and back
-(``narrowband``), amplified ×8 and ×30 and cut flat at full scale (``clipped``: the % of
-samples clipped, BLEU); and the words it writes on average for silence as long as those
-segments (``silence_words``, for ``silence_s`` s on average). The warnings of
-:func:`read_wav` quote them."""
+"""What damaged input costs, measured (``python benchmarks/input_damage.py --model M
+[--clip-gain 30]``; the table in ``docs/reference/streaming.md``): offline greedy BLEU of
+each model on the first :data:`COST_SEGMENTS` segments of tst-COMMON fed as ``simul stream
+--wav`` feeds a file (through a fresh level control): as built (``clean``), band-limited to
+8 kHz and back (``narrowband``), amplified ×8 and ×30 and cut flat at full scale
+(``clipped``: the % of samples clipped, BLEU); and the words it writes on average for
+silence as long as those segments (``silence_words``, for :data:`COST_SILENCE_S` s). The
+warnings of :func:`damage_warnings` quote the model in use's, else the first model's."""
+
+COST_SEGMENTS = 20
+COST_SILENCE_S = 9.1
 
 CLIPPED_WARN = 0.001
 """A file with at least this fraction of its samples clipped (:func:`simul.level.
 clipped_fraction`) is warned about; the corpus' dev and test segments have at most 0.019 %."""
 
 
-def _measured(what: str) -> str:
-    c = INPUT_COSTS
-    return (f"{c['model']}, offline greedy, first {c['segments']} tst-COMMON segments: BLEU "
-            f"{c['clean']:.1f} as built, {what}; docs/reference/streaming.md")
+def damage_warnings(source: Source, model: str) -> list[str]:
+    """One warning line for each kind of damage found in ``source`` (``Source.damage``:
+    narrowband, clipped, silent), with what it costs: the measured numbers of ``model``
+    (:data:`INPUT_COSTS`), or of the first measured model, named."""
+    from simul.models import registry
 
+    name = registry.resolve(model).name
+    measured = name if name in INPUT_COSTS else next(iter(INPUT_COSTS))
+    c = INPUT_COSTS[measured]
 
-def narrowband_warning(what: str, rate: int) -> str:
-    """The warning for audio sampled below 16 kHz (``what``: the file or device and rate)."""
-    return (f"warning: {what}: narrowband audio (nothing above {rate / 2000:g} kHz), resampled "
-            f"to {SAMPLE_RATE} Hz; the models heard 16 kHz speech and translate it much worse ("
-            + _measured(f"{INPUT_COSTS['narrowband']:.1f} band-limited to 8 kHz") + ")")
+    def cost(what: str) -> str:
+        return (f"{measured}, offline greedy, first {COST_SEGMENTS} tst-COMMON segments: BLEU "
+                f"{c['clean']:.1f} as built, {what}; docs/reference/streaming.md")
 
-
-def clipping_warning(what: str, fraction: float) -> str:
-    """The warning for audio with ``fraction`` of its samples clipped."""
-    (less, less_bleu), (more, more_bleu) = INPUT_COSTS["clipped"]
-    return (f"warning: {what}: {100 * fraction:.2g} % of the samples are clipped (cut flat at "
-            f"full scale): distorted speech translates worse ("
-            + _measured(f"{less_bleu:.1f} with {less:.0f} % of the samples clipped, "
-                        f"{more_bleu:.1f} with {more:.0f} %") + ")")
-
-
-def silence_warning(what: str) -> str:
-    """The warning for audio without speech (no frame above the level control's floor)."""
-    return (f"warning: {what}: no speech (no 20 ms frame above {SPEECH_FLOOR_DBFS:g} dBFS): "
-            f"any words written are made up ({INPUT_COSTS['model']} writes "
-            f"{INPUT_COSTS['silence_words']:.1f} words on average for "
-            f"{INPUT_COSTS['silence_s']:.1f} s of silence)")
+    (less, less_bleu), (more, more_bleu) = c["clipped"]
+    lines = []
+    for kind, value in source.damage:
+        if kind == "narrowband":
+            lines.append(f"warning: {source.origin}: {value:g} Hz: narrowband audio (nothing "
+                         f"above {value / 2000:g} kHz), resampled to {SAMPLE_RATE} Hz; the "
+                         f"models heard 16 kHz speech and translate it much worse ("
+                         + cost(f"{c['narrowband']:.1f} band-limited to 8 kHz") + ")")
+        elif kind == "clipped":
+            lines.append(f"warning: {source.origin}: {100 * value:.2g} % of the samples are "
+                         "clipped (cut flat at full scale): distorted speech translates worse ("
+                         + cost(f"{less_bleu:.1f} with {less:.0f} % of the samples clipped, "
+                                f"{more_bleu:.1f} with {more:.0f} %") + ")")
+        elif kind == "silence":
+            lines.append(f"warning: {source.origin}: no speech (no 20 ms frame above "
+                         f"{SPEECH_FLOOR_DBFS:g} dBFS): any words written are made up "
+                         f"({measured} writes {c['silence_words']:.1f} words on average for "
+                         f"{COST_SILENCE_S:.1f} s of silence)")
+    return lines
 
 
 # ---------------------------------------------------------------------------- sources
@@ -141,7 +155,9 @@ def read_wav(path: str | Path, *, start_s: float = 0.0,
              duration_s: float | None = None) -> Source:
     """A sound file (any format soundfile reads), from ``start_s`` for ``duration_s``
     seconds (to the end by default), as 16 kHz mono: other rates are resampled with soxr,
-    several channels are mixed down (their mean); each is noted in ``notices``."""
+    several channels are mixed down (their mean); each is noted in ``notices``. Audio the
+    models cannot serve well is listed in ``damage``: sampled below 16 kHz, clipped
+    (:data:`CLIPPED_WARN`), without speech (:func:`damage_warnings` says what each costs)."""
     import soundfile as sf
     import soxr
 
@@ -178,22 +194,24 @@ def read_wav(path: str | Path, *, start_s: float = 0.0,
         audio = audio.mean(axis=1, dtype=np.float32)
     else:
         audio = audio[:, 0]
-    clipped = clipped_fraction(audio)
+    damage: list[tuple[str, float]] = []
+    clipped = clipped_fraction(audio)  # before resampling smooths the flat runs
     if rate < SAMPLE_RATE:
-        notices.append(narrowband_warning(f"{path}: {rate} Hz", rate))
+        damage.append(("narrowband", float(rate)))
     elif rate != SAMPLE_RATE:
         notices.append(f"{path}: {rate} Hz, resampled to {SAMPLE_RATE} Hz (soxr)")
     if rate != SAMPLE_RATE:
         audio = soxr.resample(audio, rate, SAMPLE_RATE).astype(np.float32, copy=False)
     audio = np.clip(audio, -1.0, 1.0)
     if clipped >= CLIPPED_WARN:
-        notices.append(clipping_warning(str(path), clipped))
+        damage.append(("clipped", clipped))
     if speech_level_dbfs(audio) == -math.inf:
-        notices.append(silence_warning(str(path)))
+        damage.append(("silence", 0.0))
     part = ""
     if start or stop < frames:
         part = f" {start / rate:.2f}–{stop / rate:.2f} s"
-    return Source(f"{path}{part}", audio=np.ascontiguousarray(audio), notices=tuple(notices))
+    return Source(f"{path}{part}", audio=np.ascontiguousarray(audio), notices=tuple(notices),
+                  damage=tuple(damage), origin=str(path))
 
 
 def corpus_segment(segment_id: str, *, corpus: str | Path, pair: str, split: str) -> Source:
@@ -236,13 +254,15 @@ def microphone(*, chunk_ms: float, duration_s: float | None = None,
         info = sd.query_devices(device, kind="input")
     except (sd.PortAudioError, ValueError) as e:
         raise LiveError(f"--mic: no audio input device ({e})") from e
-    rate, notices = SAMPLE_RATE, [f"microphone: {info['name']}"]
+    rate, notices, damage = SAMPLE_RATE, [f"microphone: {info['name']}"], []
     try:
         sd.check_input_settings(device, channels=1, dtype="float32", samplerate=SAMPLE_RATE)
     except (sd.PortAudioError, ValueError):
         rate = int(info["default_samplerate"])
-        notices.append(narrowband_warning(f"microphone: {rate} Hz", rate) if rate < SAMPLE_RATE
-                       else f"microphone: {rate} Hz, resampled to {SAMPLE_RATE} Hz (soxr)")
+        if rate < SAMPLE_RATE:
+            damage.append(("narrowband", float(rate)))
+        else:
+            notices.append(f"microphone: {rate} Hz, resampled to {SAMPLE_RATE} Hz (soxr)")
     limit = None if duration_s is None else round(duration_s * SAMPLE_RATE)
 
     def chunks(stopped: Callable[[], bool]) -> Iterator[np.ndarray]:
@@ -271,7 +291,8 @@ def microphone(*, chunk_ms: float, duration_s: float | None = None,
                 got += chunk.size
                 yield np.clip(chunk, -1.0, 1.0)
 
-    return Source("microphone", chunks=chunks, notices=tuple(notices))
+    return Source("microphone", chunks=chunks, notices=tuple(notices), damage=tuple(damage),
+                  origin="microphone")
 
 
 # ---------------------------------------------------------------------------- streaming
@@ -549,7 +570,7 @@ def main_stream(*, model: str, policy: str, settings: dict[str, str], source: So
     if not source.from_corpus:  # a microphone or a recording: voices the models never heard
         for line in heard_note(model):
             tell(line)
-    for line in source.notices:
+    for line in (*source.notices, *damage_warnings(source, model)):
         tell(line)
     seconds = source.duration_s
     if seconds is not None and seconds > LONG_SOURCE_S:

@@ -35,36 +35,55 @@ def speech_like(seconds: float = 1.0, rate: int = 16000) -> np.ndarray:
 
 def test_clean_speech_and_other_rates_are_not_warned_about(tmp_path):
     sf.write(tmp_path / "clean.wav", speech_like(), 16000)
-    assert live.read_wav(tmp_path / "clean.wav").notices == ()
+    clean = live.read_wav(tmp_path / "clean.wav")
+    assert clean.notices == () and clean.damage == ()
+    assert live.damage_warnings(clean, "conformer_bpe_en-es") == []
     sf.write(tmp_path / "wide.wav", speech_like(rate=22050), 22050)
-    assert live.read_wav(tmp_path / "wide.wav").notices == (
-        f"{tmp_path / 'wide.wav'}: 22050 Hz, resampled to 16000 Hz (soxr)",)
+    wide = live.read_wav(tmp_path / "wide.wav")
+    assert wide.notices == (f"{tmp_path / 'wide.wav'}: 22050 Hz, resampled to 16000 Hz (soxr)",)
+    assert wide.damage == ()
 
 
 def test_narrowband_clipped_and_silent_files_get_one_warning_each(tmp_path):
+    # the numbers: benchmarks/input_damage.py (docs/reference/streaming.md)
+    measured = ("conformer_bpe_en-es, offline greedy, first 20 tst-COMMON segments: BLEU 73.2 "
+                "as built, ")
     narrow = tmp_path / "narrow.wav"
     sf.write(narrow, speech_like(rate=8000), 8000)
-    [line] = live.read_wav(narrow).notices
-    measured = ("conformer_bpe_en-es, offline greedy, first 20 tst-COMMON segments: BLEU 73.2 "
-                "as built, ")  # benchmarks/input_damage.py
-    assert line == (f"warning: {narrow}: 8000 Hz: narrowband audio (nothing above 4 kHz), "
-                    "resampled to 16000 Hz; the models heard 16 kHz speech and translate it "
-                    f"much worse ({measured}28.1 band-limited to 8 kHz; "
-                    "docs/reference/streaming.md)")
+    source = live.read_wav(narrow)
+    assert source.damage == (("narrowband", 8000.0),)
+    assert live.damage_warnings(source, "conformer_bpe_en-es") == [
+        f"warning: {narrow}: 8000 Hz: narrowband audio (nothing above 4 kHz), resampled to "
+        f"16000 Hz; the models heard 16 kHz speech and translate it much worse ({measured}28.1 "
+        "band-limited to 8 kHz; docs/reference/streaming.md)"]
     clipped = tmp_path / "clipped.wav"
     audio = speech_like()
     audio[1000:1100] = 1.0  # 100 of 16,000 samples cut flat: 0.625 %
     sf.write(clipped, audio, 16000, subtype="FLOAT")
-    [line] = live.read_wav(clipped).notices
-    assert line == (f"warning: {clipped}: 0.62 % of the samples are clipped (cut flat at full "
-                    f"scale): distorted speech translates worse ({measured}68.4 with 10 % of "
-                    "the samples clipped, 13.9 with 33 %; docs/reference/streaming.md)")
+    source = live.read_wav(clipped)
+    assert source.damage == (("clipped", 0.00625),)
+    assert live.damage_warnings(source, "conformer_bpe_en-es") == [
+        f"warning: {clipped}: 0.62 % of the samples are clipped (cut flat at full scale): "
+        f"distorted speech translates worse ({measured}68.4 with 10 % of the samples clipped, "
+        "13.9 with 33 %; docs/reference/streaming.md)"]
     silent = tmp_path / "silent.wav"
     sf.write(silent, np.zeros(16000, np.float32), 16000)
-    [line] = live.read_wav(silent).notices
-    assert line == (f"warning: {silent}: no speech (no 20 ms frame above -70 dBFS): any words "
-                    "written are made up (conformer_bpe_en-es writes 3.0 words on average for "
-                    "9.1 s of silence)")
+    source = live.read_wav(silent)
+    assert source.damage == (("silence", 0.0),)
+    assert live.damage_warnings(source, "conformer_bpe_en-es") == [
+        f"warning: {silent}: no speech (no 20 ms frame above -70 dBFS): any words written are "
+        "made up (conformer_bpe_en-es writes 3.0 words on average for 9.1 s of silence)"]
+
+
+def test_the_warnings_quote_the_model_in_use_where_it_was_measured(tmp_path):
+    sf.write(tmp_path / "narrow.wav", speech_like(rate=8000), 8000)
+    source = live.read_wav(tmp_path / "narrow.wav")
+    [line] = live.damage_warnings(source, "conformer_bpe_en-de")
+    assert line.endswith("(conformer_bpe_en-de, offline greedy, first 20 tst-COMMON segments: "
+                         "BLEU 57.7 as built, 18.3 band-limited to 8 kHz; "
+                         "docs/reference/streaming.md)")
+    [line] = live.damage_warnings(source, "blstm_char_en-pt")  # not measured: the first, named
+    assert "(conformer_bpe_en-es, offline greedy, first 20 tst-COMMON segments: BLEU 73.2" in line
 
 
 def test_stream_says_the_warning_and_the_models_own_numbers(tmp_path, capsys):
