@@ -109,10 +109,10 @@ def check_fit(model, policy: Policy) -> list[str]:
     """Refuse, in one line (``ValueError``), a policy that cannot decode ``model`` as it was
     asked: another kind of model (:attr:`Policy.runs_on`), a decoder the policy needs and
     the model lacks (:attr:`Policy.needs_decoder`), a policy the model does not serve (an
-    MMA model: ``model.serves``) or settings that do not apply to it
-    (:meth:`Policy.check_model`). Returns the notes a user should read (a setting the model
-    was not trained for, decoded on purpose): ``simul decode`` and ``simul stream`` print
-    them."""
+    MMA model: ``model.serves``, and policies written for its decoder) or settings that do
+    not apply to it (:meth:`Policy.check_model`). Returns the notes a user should read (a
+    setting the model was not trained for, decoded on purpose): ``simul decode`` and
+    ``simul stream`` print them."""
     kind = getattr(model, "kind", "st")  # test doubles without one stand for ST models
     if kind != policy.runs_on:
         raise ValueError(f"policy {policy.name} runs on {_KINDS.get(policy.runs_on)}; "
@@ -123,7 +123,8 @@ def check_fit(model, policy: Policy) -> list[str]:
                          f"decoder; this model's decoder is "
                          f"{getattr(model, 'decoder_name', '') or 'another one'}")
     serves = getattr(model, "serves", None)  # {policy: what it does with the model}
-    if serves is not None and policy.name not in serves:
+    # a policy written for the model's decoder (needs_decoder: one's own) is served too
+    if serves is not None and policy.name not in serves and not needs:
         name = Path(str(getattr(model, "config_path", "model"))).parent.name or "this model"
         ways = " or ".join(f"{p} ({what})" for p, what in serves.items())
         raise ValueError(f"policy {policy.name} does not decode {name}, a model with "

@@ -66,6 +66,18 @@ def test_what_an_mma_model_does_not_serve_is_refused(models, speech, kind, polic
         simulate(models[kind], the_policy, segment(speech))
 
 
+def test_a_policy_written_for_the_mma_decoder_is_served(models):
+    from dataclasses import dataclass
+
+    from simul.policies.mma import MonotonicAttention
+
+    @dataclass
+    class MyMMA(MonotonicAttention):  # a policy of one's own for MMA models
+        name = "my_mma"
+
+    assert check_fit(models["fixed"], MyMMA()) == []
+
+
 @pytest.mark.parametrize("kind, policy, settings, notes", [
     ("fixed", "mma", {}, []),  # its own triggers
     ("fixed", "mma", {"trigger": "fixed", "step_ms": "200"}, []),  # the same, said
