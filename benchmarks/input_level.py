@@ -128,7 +128,7 @@ def main() -> None:
                     help="--corpus-level: splits [%(default)s]")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    pair = registry.pair(args.model) or registry.DEFAULT_PAIR
+    pair = registry.pair_for(args.model)
     if args.corpus_level:
         table = corpus_level(pair, args.splits.split(","))
     else:

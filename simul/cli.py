@@ -74,7 +74,8 @@ def _add_corpus(p: argparse.ArgumentParser, default: str | None = str(DEFAULT_RO
 def _add_pair(p: argparse.ArgumentParser, default: str | None = None,
               what: str = "language pair of the corpus split") -> None:
     shown = ("%(default)s" if default else
-             "the model's own (the 'pair' of its simul.json), else en-es")
+             "the model's own: its simul.json's (a cascade: its MT model's); required for a "
+             "model that records none")
     p.add_argument("--pair", default=default, metavar="SRC-TGT", help=f"{what} [{shown}]")
 
 
@@ -196,7 +197,8 @@ def _decode(args: argparse.Namespace) -> int:
     return decode_split.main_decode(
         model=args.model, policy=args.policy, settings=parse_settings(args.set),
         out=args.out, beam=args.beam, pair=args.pair, split=args.split,
-        corpus_root=args.corpus, max_utterances=args.max_utterances, device=args.device)
+        corpus_root=args.corpus, max_utterances=args.max_utterances, device=args.device,
+        resume=args.resume, overwrite=args.overwrite)
 
 
 def _stream(args: argparse.Namespace) -> int:
@@ -215,7 +217,8 @@ def _stream(args: argparse.Namespace) -> int:
         source=live.open_source(wav=args.wav, segment=args.segment, mic=args.mic,
                                 start_s=args.start, duration_s=args.duration,
                                 chunk_ms=args.chunk_ms, corpus=args.corpus,
-                                pair=live.source_pair(args.pair, args.model),
+                                pair=live.source_pair(args.pair, args.model,
+                                                      needed=args.segment is not None),
                                 split=args.split),
         chunk_ms=args.chunk_ms, realtime=args.realtime, level=args.level)
 
@@ -401,13 +404,20 @@ def _decoding_commands(commands) -> None:
     p = commands.add_parser("decode", help="decode a corpus split into records (JSON lines)")
     _add_model(p)
     _add_policy(p, default="offline")
-    p.add_argument("--beam", type=_positive_int, default=1, metavar="B",
-                   help="the offline policy's beam [%(default)s]")
+    p.add_argument("--beam", type=_positive_int, default=None, metavar="B",
+                   help="the beam of a policy that has one (offline, onlinization): --set "
+                        "beam=B [the policy's: offline 1]")
     _add_pair(p)
     _add_split(p)
     _add_corpus(p)
     _add_max_utterances(p)
-    p.add_argument("--out", required=True, metavar="FILE", help="records (JSON lines)")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="records (JSON lines), each written as its utterance finishes")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run: decode the utterances --out lacks (it "
+                        "must hold records of the same model, policy, settings and device)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an existing --out [refused]")
     _add_device(p, what="where the model decodes; decisions are timed with the GPU's work "
                 "included")
     p.set_defaults(func=_decode)

@@ -4,7 +4,10 @@ transcripts, an ASR model's CTC transcripts)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+import json
+import sys
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,11 +26,14 @@ from simul.simulate import simulate
 
 def records(model: ESPnetST, policy: Policy, *, model_name: str, pair: str, split: str,
             corpus_root=DEFAULT_ROOT, max_utterances: int | None = None,
-            progress: bool = True) -> Iterator[Record]:
-    """One record per segment of ``split``, in corpus order."""
-    segs = load(corpus_root, pair, split, limit=max_utterances)
+            progress: bool = True, skip: Collection[int] = (),
+            total: int | None = None) -> Iterator[Record]:
+    """One record per segment of ``split``, in corpus order; ``skip``: indices of segments
+    left out (already decoded), ``total``: how many the progress bar expects."""
+    segs = (seg for seg in load(corpus_root, pair, split, limit=max_utterances)
+            if seg.index not in skip)
     for seg in tqdm(segs, desc=f"{policy.name} {model_name} {split}", unit="utt",
-                    disable=not progress, total=max_utterances):
+                    disable=not progress, total=max_utterances if total is None else total):
         yield simulate(model, policy, seg, model_name=model_name)
 
 
@@ -83,33 +89,121 @@ def ctc_offline(model: SpeechASR, *, model_name: str, pair: str, split: str,
         yield Translation(seg.index, " ".join(words), seg.source, 1000.0 * (clock() - start))
 
 
-def main_decode(*, model: str, policy: str, settings: dict[str, str], out: str | Path,
-                beam: int = 1, pair: str | None = None, split: str = "tst-COMMON",
-                corpus_root=DEFAULT_ROOT, max_utterances: int | None = None,
-                device: str = "cpu") -> int:
-    """``simul decode``: records of ``split`` under ``policy`` written to ``out``, then
-    their BLEU. The split is read in the model's own pair; ``pair`` names it for a model
-    directory without simul.json, and is refused when it is not the model's."""
+def _beam_setting(policy: str, settings: dict[str, str], beam: int | None) -> dict[str, str]:
+    """``--beam`` as a setting of a policy that has a beam (``offline``, ``onlinization``);
+    refused, in one line, for a policy that decodes greedily or when ``--set beam`` says
+    otherwise."""
+    from simul.policies import lookup
+
+    if beam is None:
+        return settings
+    cls = lookup(policy)
+    if "beam" not in {f.name for f in dataclasses.fields(cls)}:
+        raise ValueError(f"--beam {beam}: policy {cls.name} has no beam (it decodes greedily); "
+                         "leave --beam out")
+    if "beam" in settings and str(settings["beam"]) != str(beam):
+        raise ValueError(f"--beam {beam} and --set beam={settings['beam']} disagree: give one")
+    return {**settings, "beam": str(beam)}
+
+
+def done_indices(path: Path, *, model: str, policy: str, settings: dict, device: str,
+                 segments: list) -> set[int]:
+    """The utterances an interrupted ``simul decode`` already wrote to ``path`` (their
+    indices), after checking that every record there was made by this run's model, policy,
+    settings and device from one of its ``segments`` (the split, with their ids and
+    references); ``ValueError`` naming the line and field otherwise. A last line cut in the
+    middle (a killed process) is removed first."""
     from simul import records as records_io
+
+    if records_io.cut_partial_line(path):
+        print(f"{path}: its last line was cut off (a stopped run); removed, that utterance "
+              "is decoded again", file=sys.stderr)
+    wanted = {"model": model, "policy": policy, "device": device,
+              "settings": json.loads(json.dumps(settings, default=str))}
+    by_index = {seg.index: seg for seg in segments}
+    done: set[int] = set()
+    for n, rec in enumerate(records_io.read(path), 1):
+        where = f"{path}: record {n}"
+        for name, value in wanted.items():
+            found = getattr(rec, name)
+            if found != value:
+                raise ValueError(f"{where}: {name} {found!r}, this run's is {value!r}: written "
+                                 "with other settings (give --overwrite to start again, or "
+                                 "another --out)")
+        seg = by_index.get(rec.index)
+        if seg is None or (rec.segment_id, rec.reference) != (seg.id, seg.target):
+            raise ValueError(f"{where}: segment {rec.segment_id or rec.index!r} is not "
+                             f"utterance {rec.index} of this run's split (another pair, split, "
+                             "corpus or --max-utterances; give --overwrite to start again)")
+        if rec.index in done:
+            raise ValueError(f"{where}: utterance {rec.index} is there twice")
+        done.add(rec.index)
+    return done
+
+
+def main_decode(*, model: str, policy: str, settings: dict[str, str], out: str | Path,
+                beam: int | None = None, pair: str | None = None, split: str = "tst-COMMON",
+                corpus_root=DEFAULT_ROOT, max_utterances: int | None = None,
+                device: str = "cpu", resume: bool = False, overwrite: bool = False) -> int:
+    """``simul decode``: records of ``split`` under ``policy`` written to ``out`` as each
+    utterance finishes, then their BLEU.
+
+    The split is read in the model's own pair (:func:`simul.models.registry.pair_for`:
+    ``pair`` is refused when it is not the model's, and needed when the model does not
+    record one). An existing ``out`` is refused unless ``resume`` (decode only the
+    utterances it lacks, when it was written by the same model, policy, settings and
+    device) or ``overwrite``. Ctrl-C stops after the records finished so far (exit code
+    130). Every check runs before the model loads and before ``out`` is touched."""
+    from simul import records as records_io
+    from simul.corpus import load
     from simul.metrics.quality import corpus_quality
     from simul.models import loader, registry
     from simul.policies import make
+    from simul.session import check_fit
 
     on = devices.check(device)  # before any work
-    settings = dict(settings)
-    if policy == "offline" and "beam" not in settings:
-        settings["beam"] = str(beam)
-    trained_on = registry.pair(model)
-    if pair and trained_on and pair != trained_on:  # its references are another language
-        raise ValueError(f"--pair {pair}: {model} translates {trained_on} (its simul.json); "
-                         f"leave --pair out to read the {trained_on} split")
-    pair = pair or trained_on or registry.DEFAULT_PAIR
+    if resume and overwrite:
+        raise ValueError("--resume and --overwrite: give one (continue the records in --out, "
+                         "or start them again)")
+    out = Path(out)
+    if out.is_dir():
+        raise ValueError(f"--out {out}: a directory; give a file (JSON lines)")
+    settings = _beam_setting(policy, dict(settings), beam)
+    the_policy = make(policy, settings)
+    pair = registry.pair_for(model, pair)
     find_split_dir(corpus_root, pair, split)  # a mistyped split fails before the model loads
-    adapter = loader.load(model, on)
-    recs = list(records(adapter, make(policy, settings), model_name=str(model), pair=pair,
-                        split=split, corpus_root=corpus_root, max_utterances=max_utterances))
-    records_io.write(recs, out)
+    done: set[int] = set()
+    if out.exists() and not overwrite:
+        if not resume:
+            raise ValueError(f"--out {out} exists: --resume continues it, --overwrite "
+                             "replaces it")
+        segments = list(load(corpus_root, pair, split, with_audio=False, limit=max_utterances))
+        done = done_indices(out, model=str(model), policy=the_policy.name,
+                            settings=the_policy.settings(), device=devices.label(on),
+                            segments=segments)
+        if len(done) == len(segments):
+            print(f"{out}: all {len(done)} utterances are there already", file=sys.stderr)
+    appender = records_io.Appender(out, append=resume)
+    try:
+        adapter = loader.load(model, on)
+        for note in check_fit(adapter, the_policy):  # refuses a policy the model cannot serve
+            print(f"note: {note}", file=sys.stderr)
+        total = None if max_utterances is None else max_utterances - len(done)
+        with appender:
+            for rec in records(adapter, the_policy, model_name=str(model), pair=pair,
+                               split=split, corpus_root=corpus_root,
+                               max_utterances=max_utterances, skip=done, total=total):
+                appender.add(rec)
+    except KeyboardInterrupt:
+        appender.close()
+        kept = len(done) + appender.written
+        print(f"simul: interrupted: {kept} finished records kept in {out} (--resume continues)"
+              if kept else "simul: interrupted before an utterance finished: nothing written",
+              file=sys.stderr)
+        return 130
+    recs = records_io.read(out) if out.exists() else []
     q = corpus_quality([r.prediction for r in recs], [r.reference for r in recs])
-    print(f"{len(recs)} records → {out}; BLEU {q.bleu:.2f}, length ratio "
+    resumed = f" ({len(done)} of them from before)" if done else ""
+    print(f"{len(recs)} records → {out}{resumed}; BLEU {q.bleu:.2f}, length ratio "
           f"{q.length_ratio:.3f} ({q.bleu_signature})")
     return 0

@@ -50,6 +50,26 @@ def speech_level_dbfs(audio: np.ndarray, *, floor_dbfs: float = SPEECH_FLOOR_DBF
     return float(10 * np.log10(np.mean(10 ** (speech / 10)))) if speech.size else -math.inf
 
 
+CLIP_LEVEL = 0.999
+"""A sample this close to full scale (in magnitude) is at the rail: clipped, when its
+neighbour is there too (:func:`clipped_fraction`)."""
+
+
+def clipped_fraction(audio: np.ndarray, *, rail: float = CLIP_LEVEL) -> float:
+    """The fraction of ``audio``'s samples that are clipped: at the rail (``|x| ≥ rail``)
+    next to a sample at the same rail. One sample at full scale is a peak; two or more in a
+    row, a waveform cut flat (a recording overdriven, a gain applied without a limiter)."""
+    x = np.asarray(audio, np.float32)
+    if x.size < 2:
+        return 0.0
+    side = np.where(x >= rail, 1, np.where(x <= -rail, -1, 0))
+    same = (side[1:] == side[:-1]) & (side[1:] != 0)  # sample i+1 and i on one rail
+    flat = np.zeros(x.size, bool)
+    flat[1:] |= same
+    flat[:-1] |= same
+    return float(flat.mean())
+
+
 def soft_limit(x: np.ndarray, knee: float = 0.9) -> np.ndarray:
     """Samples up to ``knee`` in magnitude as they are, those above it bent smoothly (tanh)
     towards ±1, which none passes: the level control never clips."""

@@ -51,9 +51,9 @@ from pathlib import Path
 import numpy as np
 
 from simul.corpus import Alignment
-from simul.level import LevelControl
+from simul.level import SPEECH_FLOOR_DBFS, LevelControl, clipped_fraction, speech_level_dbfs
 from simul.models.espnet_st import SAMPLE_RATE
-from simul.session import Session
+from simul.session import Session, check_fit
 
 LONG_SOURCE_S = 60.0
 """Beyond this much audio, ``simul stream`` notes that the cost grows with the length."""
@@ -78,11 +78,75 @@ class Source:
     alignment: Alignment | None = None  # oracle word times (corpus segments)
     reference: str = ""  # the reference translation (corpus segments)
     notices: tuple[str, ...] = ()  # what was done to the audio (resampled, mixed down)
+    # what is wrong with the audio: ("narrowband", rate Hz), ("clipped", fraction of the
+    # samples), ("silence", 0.0); damage_warnings() says what each costs
+    damage: tuple[tuple[str, float], ...] = ()
+    origin: str = ""  # the file or device the damage is found in
     from_corpus: bool = False  # a corpus segment: fed as it is (no level control)
 
     @property
     def duration_s(self) -> float | None:
         return None if self.audio is None else self.audio.size / SAMPLE_RATE
+
+
+# ---------------------------------------------------------------------------- input checks
+
+INPUT_COSTS = {
+    "conformer_bpe_en-es": {"clean": 73.2, "narrowband": 28.1,
+                            "clipped": ((10.1, 68.4), (33.4, 13.9)), "silence_words": 3.0},
+    "conformer_bpe_en-de": {"clean": 57.7, "narrowband": 18.3,
+                            "clipped": ((10.1, 53.0), (33.4, 7.6)), "silence_words": 6.0},
+}
+"""What damaged input costs, measured (``python benchmarks/input_damage.py --model M
+[--clip-gain 30]``; the table in ``docs/reference/streaming.md``): offline greedy BLEU of
+each model on the first :data:`COST_SEGMENTS` segments of tst-COMMON fed as ``simul stream
+--wav`` feeds a file (through a fresh level control): as built (``clean``), band-limited to
+8 kHz and back (``narrowband``), amplified ×8 and ×30 and cut flat at full scale
+(``clipped``: the % of samples clipped, BLEU); and the words it writes on average for
+silence as long as those segments (``silence_words``, for :data:`COST_SILENCE_S` s). The
+warnings of :func:`damage_warnings` quote the model in use's, else the first model's."""
+
+COST_SEGMENTS = 20
+COST_SILENCE_S = 9.1
+
+CLIPPED_WARN = 0.001
+"""A file with at least this fraction of its samples clipped (:func:`simul.level.
+clipped_fraction`) is warned about; the corpus' dev and test segments have at most 0.019 %."""
+
+
+def damage_warnings(source: Source, model: str) -> list[str]:
+    """One warning line for each kind of damage found in ``source`` (``Source.damage``:
+    narrowband, clipped, silent), with what it costs: the measured numbers of ``model``
+    (:data:`INPUT_COSTS`), or of the first measured model, named."""
+    from simul.models import registry
+
+    name = registry.resolve(model).name
+    measured = name if name in INPUT_COSTS else next(iter(INPUT_COSTS))
+    c = INPUT_COSTS[measured]
+
+    def cost(what: str) -> str:
+        return (f"{measured}, offline greedy, first {COST_SEGMENTS} tst-COMMON segments: BLEU "
+                f"{c['clean']:.1f} as built, {what}; docs/reference/streaming.md")
+
+    (less, less_bleu), (more, more_bleu) = c["clipped"]
+    lines = []
+    for kind, value in source.damage:
+        if kind == "narrowband":
+            lines.append(f"warning: {source.origin}: {value:g} Hz: narrowband audio (nothing "
+                         f"above {value / 2000:g} kHz), resampled to {SAMPLE_RATE} Hz; the "
+                         f"models heard 16 kHz speech and translate it much worse ("
+                         + cost(f"{c['narrowband']:.1f} band-limited to 8 kHz") + ")")
+        elif kind == "clipped":
+            lines.append(f"warning: {source.origin}: {100 * value:.2g} % of the samples are "
+                         "clipped (cut flat at full scale): distorted speech translates worse ("
+                         + cost(f"{less_bleu:.1f} with {less:.0f} % of the samples clipped, "
+                                f"{more_bleu:.1f} with {more:.0f} %") + ")")
+        elif kind == "silence":
+            lines.append(f"warning: {source.origin}: no speech (no 20 ms frame above "
+                         f"{SPEECH_FLOOR_DBFS:g} dBFS): any words written are made up "
+                         f"({measured} writes {c['silence_words']:.1f} words on average for "
+                         f"{COST_SILENCE_S:.1f} s of silence)")
+    return lines
 
 
 # ---------------------------------------------------------------------------- sources
@@ -91,7 +155,9 @@ def read_wav(path: str | Path, *, start_s: float = 0.0,
              duration_s: float | None = None) -> Source:
     """A sound file (any format soundfile reads), from ``start_s`` for ``duration_s``
     seconds (to the end by default), as 16 kHz mono: other rates are resampled with soxr,
-    several channels are mixed down (their mean); each is noted in ``notices``."""
+    several channels are mixed down (their mean); each is noted in ``notices``. Audio the
+    models cannot serve well is listed in ``damage``: sampled below 16 kHz, clipped
+    (:data:`CLIPPED_WARN`), without speech (:func:`damage_warnings` says what each costs)."""
     import soundfile as sf
     import soxr
 
@@ -128,14 +194,24 @@ def read_wav(path: str | Path, *, start_s: float = 0.0,
         audio = audio.mean(axis=1, dtype=np.float32)
     else:
         audio = audio[:, 0]
-    if rate != SAMPLE_RATE:
+    damage: list[tuple[str, float]] = []
+    clipped = clipped_fraction(audio)  # before resampling smooths the flat runs
+    if rate < SAMPLE_RATE:
+        damage.append(("narrowband", float(rate)))
+    elif rate != SAMPLE_RATE:
         notices.append(f"{path}: {rate} Hz, resampled to {SAMPLE_RATE} Hz (soxr)")
+    if rate != SAMPLE_RATE:
         audio = soxr.resample(audio, rate, SAMPLE_RATE).astype(np.float32, copy=False)
     audio = np.clip(audio, -1.0, 1.0)
+    if clipped >= CLIPPED_WARN:
+        damage.append(("clipped", clipped))
+    if speech_level_dbfs(audio) == -math.inf:
+        damage.append(("silence", 0.0))
     part = ""
     if start or stop < frames:
         part = f" {start / rate:.2f}–{stop / rate:.2f} s"
-    return Source(f"{path}{part}", audio=np.ascontiguousarray(audio), notices=tuple(notices))
+    return Source(f"{path}{part}", audio=np.ascontiguousarray(audio), notices=tuple(notices),
+                  damage=tuple(damage), origin=str(path))
 
 
 def corpus_segment(segment_id: str, *, corpus: str | Path, pair: str, split: str) -> Source:
@@ -178,12 +254,15 @@ def microphone(*, chunk_ms: float, duration_s: float | None = None,
         info = sd.query_devices(device, kind="input")
     except (sd.PortAudioError, ValueError) as e:
         raise LiveError(f"--mic: no audio input device ({e})") from e
-    rate, notices = SAMPLE_RATE, [f"microphone: {info['name']}"]
+    rate, notices, damage = SAMPLE_RATE, [f"microphone: {info['name']}"], []
     try:
         sd.check_input_settings(device, channels=1, dtype="float32", samplerate=SAMPLE_RATE)
     except (sd.PortAudioError, ValueError):
         rate = int(info["default_samplerate"])
-        notices.append(f"microphone: {rate} Hz, resampled to {SAMPLE_RATE} Hz (soxr)")
+        if rate < SAMPLE_RATE:
+            damage.append(("narrowband", float(rate)))
+        else:
+            notices.append(f"microphone: {rate} Hz, resampled to {SAMPLE_RATE} Hz (soxr)")
     limit = None if duration_s is None else round(duration_s * SAMPLE_RATE)
 
     def chunks(stopped: Callable[[], bool]) -> Iterator[np.ndarray]:
@@ -212,7 +291,8 @@ def microphone(*, chunk_ms: float, duration_s: float | None = None,
                 got += chunk.size
                 yield np.clip(chunk, -1.0, 1.0)
 
-    return Source("microphone", chunks=chunks, notices=tuple(notices))
+    return Source("microphone", chunks=chunks, notices=tuple(notices), damage=tuple(damage),
+                  origin="microphone")
 
 
 # ---------------------------------------------------------------------------- streaming
@@ -383,12 +463,18 @@ def summary(result: Result) -> list[str]:
     return lines
 
 
-def source_pair(pair: str | None, model: str) -> str:
-    """The pair a ``--segment`` is read in: ``pair`` when given, else the model's own (its
-    simul.json), else :data:`~simul.models.registry.DEFAULT_PAIR`."""
+def source_pair(pair: str | None, model: str, *, needed: bool = True) -> str:
+    """The pair a ``--segment`` is read in: the model's own, ``pair`` refused when it is
+    not, and needed for a model that records none (:func:`simul.models.registry.pair_for`).
+    Without a segment to read (``needed`` False: a file, a microphone) a ``pair`` given is
+    still checked against the model's; "" when there is none."""
     from simul.models import registry
 
-    return pair or registry.pair(model) or registry.DEFAULT_PAIR
+    if not needed and not pair:
+        return ""
+    if not needed and registry.pair(model) is None:
+        return pair
+    return registry.pair_for(model, pair)
 
 
 def open_source(*, wav: str | None = None, segment: str | None = None, mic: bool = False,
@@ -417,13 +503,30 @@ def open_source(*, wav: str | None = None, segment: str | None = None, mic: bool
 LEVELS = ("auto", "off")
 """``simul stream --level``: a :class:`LevelControl` on the input, or the audio as it is."""
 
-HEARD = ("note: the shipped models have heard two synthesizers (espeak-ng, festival) at the "
-         "corpus' level only; other voices, microphones and rooms translate worse",
-         "  (conformer_bpe_en-es greedy BLEU: 26.1 for tst-HE's held-out festival voice "
-         "against 69.1 for its espeak-ng speech; tst-COMMON audio ×0.1: 15.5 against 71.1, "
-         "64.7 with --level auto, 70.9 once it has heard a sentence)")
-"""What ``simul stream --mic`` or ``--wav`` says first: what the models can hear, with the
-numbers of ``docs/reference/streaming.md`` (``benchmarks/input_level.py``, the models' cards)."""
+def heard_note(model: str) -> list[str]:
+    """What ``simul stream --mic`` or ``--wav`` says first: what ``model`` has heard, with
+    its own offline greedy BLEU by synthesizer on tst-HE (its ``metrics.json``: festival's
+    voices there are ones its training never heard), or that none is known."""
+    from simul.models import registry
+
+    directory = registry.resolve(model)
+    name = directory.name
+    parts = registry.cascade_parts(directory) if registry.is_cascade(directory) else (directory,)
+    lines = []
+    if all(registry.info(part).get("corpus_builder_version") is not None for part in parts):
+        # trained on the mini corpus (a cascade: both its models)
+        lines.append(f"note: {name} has heard two synthesizers (espeak-ng, festival) at the "
+                     "corpus' level only; other voices, microphones and rooms translate worse")
+    by_engine = registry.metrics(model).get("tst-HE/beam1", {}).get("by_engine", {})
+    if {"festival", "espeak-ng"} <= set(by_engine):
+        lines.append(f"  ({name}, offline greedy BLEU from its metrics.json: "
+                     f"{by_engine['festival']['bleu']:.1f} for tst-HE's festival voice, "
+                     f"which its training never heard, against "
+                     f"{by_engine['espeak-ng']['bleu']:.1f} for its espeak-ng speech)")
+    else:
+        lines.append(f"note: {name}: no quality by voice is known (its metrics.json has no "
+                     "tst-HE/beam1 by synthesizer; simul models eval measures it)")
+    return lines
 
 
 def level_control(level: str | None, source: Source) -> LevelControl | None:
@@ -465,9 +568,9 @@ def main_stream(*, model: str, policy: str, settings: dict[str, str], source: So
     the_policy = make(policy, settings)  # bad settings fail before the model loads
     control = level_control(level, source)
     if not source.from_corpus:  # a microphone or a recording: voices the models never heard
-        for line in HEARD:
+        for line in heard_note(model):
             tell(line)
-    for line in source.notices:
+    for line in (*source.notices, *damage_warnings(source, model)):
         tell(line)
     seconds = source.duration_s
     if seconds is not None and seconds > LONG_SOURCE_S:
@@ -485,6 +588,8 @@ def main_stream(*, model: str, policy: str, settings: dict[str, str], source: So
             tell(f"level: auto — a causal gain brings speech to the corpus' level "
                  f"({control.target_dbfs:g} dBFS, at most {control.max_gain_db:+g} dB); "
                  f"--level off feeds the audio as it is")
+        for note in check_fit(st_model, the_policy):
+            tell(f"note: {note}")
         session = Session(st_model, the_policy, alignment=source.alignment)
         result = stream(session, source.audio if source.audio is not None else source.chunks,
                         chunk_ms=chunk_ms, pace=realtime, notice=tell, level=control,

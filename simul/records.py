@@ -63,16 +63,63 @@ class Record:
     source_type: str = "speech"
 
 
+def line(record: Record) -> str:
+    """A record as one JSON line (with its newline)."""
+    return json.dumps(asdict(record), ensure_ascii=False) + "\n"
+
+
 def write(records: Iterable[Record], path: str | Path) -> Path:
     """Write records as JSON lines, atomically (a temporary file renamed into place)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w") as f:
+    with open(tmp, "w", encoding="utf-8") as f:
         for r in records:
-            f.write(json.dumps(asdict(r), ensure_ascii=False) + "\n")
+            f.write(line(r))
     tmp.replace(path)
     return path
+
+
+class Appender:
+    """Records written one at a time as they are made, each line flushed to the file at
+    once, so that a run stopped half-way (Ctrl-C, a killed process) keeps every record it
+    finished. The file is opened at the first record (a run that finishes none leaves it
+    as it was): emptied first, or appended to with ``append``."""
+
+    def __init__(self, path: str | Path, *, append: bool = False):
+        self.path, self.append, self.written = Path(path), append, 0
+        self._file = None
+
+    def add(self, record: Record) -> None:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "a" if self.append else "w", encoding="utf-8")
+        self._file.write(line(record))
+        self._file.flush()
+        self.written += 1
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> Appender:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def cut_partial_line(path: str | Path) -> bool:
+    """Remove a last line that was not written to its end (no newline: a process killed in
+    the middle of writing it); True when there was one."""
+    path = Path(path)
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return False
+    with open(path, "r+b") as f:
+        f.truncate(data.rfind(b"\n") + 1)
+    return True
 
 
 def _is_number(x: object) -> bool:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -104,6 +105,33 @@ _KINDS = {"st": "an end-to-end speech-translation model",
 """What each kind of model (``model.kind``) and of policy (``Policy.runs_on``) is, in words."""
 
 
+def check_fit(model, policy: Policy) -> list[str]:
+    """Refuse, in one line (``ValueError``), a policy that cannot decode ``model`` as it was
+    asked: another kind of model (:attr:`Policy.runs_on`), a decoder the policy needs and
+    the model lacks (:attr:`Policy.needs_decoder`), a policy the model does not serve (an
+    MMA model: ``model.serves``, and policies written for its decoder) or settings that do
+    not apply to it (:meth:`Policy.check_model`). Returns the notes a user should read (a
+    setting the model was not trained for, decoded on purpose): ``simul decode`` and
+    ``simul stream`` print them."""
+    kind = getattr(model, "kind", "st")  # test doubles without one stand for ST models
+    if kind != policy.runs_on:
+        raise ValueError(f"policy {policy.name} runs on {_KINDS.get(policy.runs_on)}; "
+                         f"this model is {_KINDS.get(kind, kind)}")
+    needs = policy.needs_decoder
+    if needs and getattr(model, "decoder_name", "") != needs:
+        raise ValueError(f"policy {policy.name} decodes models trained with a {needs} "
+                         f"decoder; this model's decoder is "
+                         f"{getattr(model, 'decoder_name', '') or 'another one'}")
+    serves = getattr(model, "serves", None)  # {policy: what it does with the model}
+    # a policy written for the model's decoder (needs_decoder: one's own) is served too
+    if serves is not None and policy.name not in serves and not needs:
+        name = Path(str(getattr(model, "config_path", "model"))).parent.name or "this model"
+        ways = " or ".join(f"{p} ({what})" for p, what in serves.items())
+        raise ValueError(f"policy {policy.name} does not decode {name}, a model with "
+                         f"{getattr(model, 'decoder_name', 'its own')} decoder: {ways}")
+    return list(policy.check_model(model))
+
+
 class Session:
     """A simultaneous translation of one audio stream by ``model`` under ``policy``.
 
@@ -123,15 +151,7 @@ class Session:
         self._samples = 0
         self._ended = False
         self.finished = False
-        kind = getattr(model, "kind", "st")  # test doubles without one stand for ST models
-        if kind != policy.runs_on:
-            raise ValueError(f"policy {policy.name} runs on {_KINDS.get(policy.runs_on)}; "
-                             f"this model is {_KINDS.get(kind, kind)}")
-        needs = policy.needs_decoder
-        if needs and getattr(model, "decoder_name", "") != needs:
-            raise ValueError(f"policy {policy.name} decodes models trained with a {needs} "
-                             f"decoder; this model's decoder is "
-                             f"{getattr(model, 'decoder_name', '') or 'another one'}")
+        check_fit(model, policy)
         target = float(policy.first_read_ms())
         if math.isnan(target):
             raise PolicyError(f"{policy.name}: first_read_ms() is NaN")

@@ -75,7 +75,7 @@ from simuleval.utils import entrypoint
 from simul.models import loader, registry
 from simul.models.espnet_st import SAMPLE_RATE
 from simul.policies import Policy, make, parse_settings
-from simul.session import Session, Update
+from simul.session import Session, Update, check_fit
 from simul.text import TextSession
 
 
@@ -102,6 +102,7 @@ class SimulAgent(SpeechToTextAgent):
                                  "or a Hub repo id")
             model = loader.load(self.model_name, device)
         self.model = model
+        check_fit(model, make(self.policy_name, settings))  # a policy the model cannot serve
         super().__init__(args)
         self.device = device
 

@@ -139,7 +139,7 @@ def test_decode_cli_refuses_cuda_before_loading(no_cuda, monkeypatch, capsys, tm
     loaded = []
     monkeypatch.setattr(loader, "load", lambda name, device="cpu": loaded.append(device))
     out = tmp_path / "out.jsonl"
-    argv = ["decode", "--model", str(tmp_path), "--out", str(out)]
+    argv = ["decode", "--model", str(tmp_path), "--pair", "en-es", "--out", str(out)]
     assert cli.main([*argv, "--device", "cuda"]) == 2
     assert f"simul: error: --device cuda: {NO_CUDA}" in capsys.readouterr().err
     assert loaded == [] and not out.exists()
@@ -149,7 +149,7 @@ def test_decode_cli_refuses_cuda_before_loading(no_cuda, monkeypatch, capsys, tm
     monkeypatch.setattr(decode_split, "records", lambda *a, **kw: [
         Record(index=0, prediction="a", delays=[1.0], elapsed=[1.0], prediction_length=1,
                reference="a", source_length=1.0, source=["x"])])
-    assert cli.main(argv) == 0 and cli.main([*argv, "--device", "CPU"]) == 0
+    assert cli.main(argv) == 0 and cli.main([*argv, "--device", "CPU", "--overwrite"]) == 0
     assert loaded == ["cpu", "cpu"]
 
 

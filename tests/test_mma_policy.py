@@ -31,9 +31,9 @@ from tests.test_stream import counting_clock, stream
 STEP_MS = 200.0
 
 
-def mma_copy(offline_dir, directory, seed: int = 1):
-    """An MMA model (``transformer_mma``, Δt = 200 ms) whose every other weight is the
-    offline model's; the monotonic energies are random."""
+def mma_copy(offline_dir, directory, seed: int = 1, pre_decision: str = "fixed"):
+    """An MMA model (``transformer_mma``, Δt = 200 ms, or trained on oracle ``word`` ends)
+    whose every other weight is the offline model's; the monotonic energies are random."""
     from simul.models import mma_decoder
     from simul.models.espnet_env import import_espnet
 
@@ -41,7 +41,8 @@ def mma_copy(offline_dir, directory, seed: int = 1):
     st = import_espnet("espnet2.tasks.st").STTask
     conf = _conf("transformer")
     conf["decoder"] = "transformer_mma"
-    conf["decoder_conf"] = {**conf["decoder_conf"], "step_ms": STEP_MS, "frame_ms": 40.0}
+    conf["decoder_conf"] = {**conf["decoder_conf"], "step_ms": STEP_MS, "frame_ms": 40.0,
+                            "pre_decision": pre_decision}
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "config.yaml").write_text(yaml.safe_dump(conf))
     args = st.get_parser().parse_args(["--config", str(directory / "config.yaml")])
@@ -63,6 +64,13 @@ def offline_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def mma_model(offline_dir, tmp_path_factory):
     return load_dir(mma_copy(offline_dir, tmp_path_factory.mktemp("tiny_mma")))
+
+
+@pytest.fixture(scope="module")
+def mma_word_model(offline_dir, tmp_path_factory):
+    """The same MMA model, as if trained on oracle word ends."""
+    return load_dir(mma_copy(offline_dir, tmp_path_factory.mktemp("tiny_mma_word"),
+                             pre_decision="word"))
 
 
 @pytest.fixture(scope="module")
@@ -204,7 +212,10 @@ def test_espnet_training_step_adds_the_latency_term(mma_model, speech):
 
 
 @pytest.mark.parametrize("trigger", ["fixed", "word"])
-def test_chunking_changes_nothing(monkeypatch, mma_model, speech, trigger):
+def test_chunking_changes_nothing(monkeypatch, mma_model, mma_word_model, speech, trigger):
+    # each on the triggers of its training (a model trained over fixed blocks is refused
+    # oracle ones: test_mma_fit.py)
+    mma_model = mma_word_model if trigger == "word" else mma_model
     # stops that vary with the step and the block: some steps wait, others do not
     force_stops(monkeypatch, lambda i, n: [1.0 if (i + j) % 3 == 0 else 0.2 for j in range(n)])
     policy = {"trigger": trigger}

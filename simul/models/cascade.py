@@ -29,7 +29,7 @@ import torch
 
 from simul.metrics import units
 from simul.models import registry
-from simul.models.espnet_st import Encoded, ESPnetST, ModelError, resolve_model_dir
+from simul.models.espnet_st import Encoded, ESPnetST, ModelError, read_config, resolve_model_dir
 
 CASCADE_FILE = registry.CASCADE_FILE
 
@@ -74,9 +74,7 @@ class TextMT(ESPnetST):
                              "an embedding frontend)")
 
     def __init__(self, config, model_file, device: str = "cpu"):
-        import yaml
-
-        conf = yaml.safe_load(Path(config).read_text())
+        conf = read_config(Path(config))
         if conf.get("encoder") == "transformer_unidirectional":  # wait-k text MT models
             from simul.models import unidirectional_encoder
 

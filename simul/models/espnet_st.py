@@ -138,6 +138,79 @@ def _find(model_dir: Path, value: str | None) -> str | None:
     return str(found[0]) if found else value
 
 
+def read_config(config: Path) -> dict:
+    """A model's config.yaml as a dict, or :class:`ModelError` naming the file (and, for a
+    YAML syntax error, the line and column)."""
+    from simul.models import registry
+
+    try:
+        return registry.read_yaml(config)
+    except ValueError as e:
+        raise ModelError(str(e)) from None
+
+
+def _check_choices(task, conf: dict, config: Path) -> None:
+    """Each class a config names (``encoder``, ``decoder``, ``frontend``, …) must be one the
+    ESPnet task knows; ESPnet's own message names a command-line flag simul does not have."""
+    for choices in task.class_choices_list:
+        if choices.name not in conf:
+            continue
+        value = conf[choices.name]
+        known = [c for c in choices.choices() if c is not None]
+        if value is None and choices.optional:
+            continue
+        if not isinstance(value, str) or value not in choices.classes:
+            allowed = ", ".join(known) + (" or null" if choices.optional else "")
+            raise ModelError(f"{config}: {choices.name}: {value!r} is not one of {allowed}")
+
+
+def load_weights(model: torch.nn.Module, model_file: Path, device: str, *,
+                 model_dir: Path) -> None:
+    """Load ``model_file`` into ``model``, strictly: every parameter and buffer of the model
+    its config describes must be in the file, and nothing else. ESPnet's own loader skips
+    what is missing, so a model directory lacking modules (a child model copied without the
+    simul.json that names its parent, a file of another architecture) would decode with
+    those modules at their random initial values; here it is :class:`ModelError` naming
+    the modules, with how many of their tensors the file lacks."""
+    try:
+        state = torch.load(model_file, map_location=device, weights_only=True)
+    except Exception as e:  # torch raises many kinds for a file it cannot read
+        raise ModelError(f"{model_file}: not a model file torch can load ({e})") from None
+    if isinstance(state, dict) and isinstance(state.get("module"), dict):  # DeepSpeed's
+        state = state["module"]
+    if not isinstance(state, dict):
+        raise ModelError(f"{model_file}: not a state dict (parameter name → tensor)")
+    own = model.state_dict()
+    missing = [k for k in own if k not in state]
+    unexpected = [k for k in state if k not in own]
+    child = parent.info(model_dir) is not None
+    where = (f"{model_dir}: its model file with its parent's modules (simul.json)" if child
+             else f"{model_dir}: {Path(model_file).name}")
+    if missing:
+        counts: dict[str, list[int]] = {}
+        for key in own:
+            n = counts.setdefault(key.split(".")[0], [0, 0])
+            n[1] += 1
+            n[0] += key in missing
+        lacking = ", ".join(f"{m} ({a} of its {b} tensors)" for m, (a, b) in counts.items()
+                            if a)
+        hint = ("" if child else "; a model that ships only what it changed needs the "
+                "simul.json that names its parent")
+        raise ModelError(f"{where} lacks modules of the model config.yaml describes: "
+                         f"{lacking}{hint}")
+    if unexpected:
+        modules = sorted({k.split(".")[0] for k in unexpected})
+        raise ModelError(f"{where} holds {len(unexpected)} tensor(s) the model config.yaml "
+                         f"describes has no place for (in {', '.join(modules)}, e.g. "
+                         f"{unexpected[0]}): not this config's model")
+    mismatched = [k for k in own if tuple(own[k].shape) != tuple(state[k].shape)]
+    if mismatched:
+        k = mismatched[0]
+        raise ModelError(f"{where}: {k} has shape {tuple(state[k].shape)}, config.yaml's model "
+                         f"{tuple(own[k].shape)} ({len(mismatched)} tensors differ)")
+    model.load_state_dict(state, strict=True)
+
+
 def resolve_model_dir(model_dir: str | Path) -> tuple[Path, Path]:
     """(config.yaml, model .pth) of an ESPnet2 ST model directory, or :class:`ModelError`."""
     model_dir = Path(model_dir)
@@ -181,7 +254,7 @@ class ESPnetST:
         if devices.is_cuda(device):
             device = devices.check(device, f"device {device}")
         config, model_file = Path(config), Path(model_file)
-        conf = yaml.safe_load(config.read_text())
+        conf = read_config(config)
         for key in ("token_list", "encoder", "decoder"):
             if key not in conf:
                 raise ModelError(f"{config}: field {key!r} missing — not an ESPnet2 model config")
@@ -193,10 +266,16 @@ class ESPnetST:
         if "stats_file" in norm:
             norm["stats_file"] = _find(model_dir, norm["stats_file"])
         task = getattr(import_espnet(self.TASK[0]), self.TASK[1])
+        _check_choices(task, conf, config)
         with tempfile.TemporaryDirectory() as tmp:
             resolved = Path(tmp) / "config.yaml"
             resolved.write_text(yaml.safe_dump(conf, allow_unicode=True))
-            model, args = task.build_model_from_file(resolved, model_file, device)
+            try:  # the weights are loaded below, strictly (ESPnet's loader is not)
+                model, args = task.build_model_from_file(resolved, None, device)
+            except (TypeError, ValueError, KeyError) as e:  # a *_conf ESPnet's class refuses
+                raise ModelError(f"{config}: ESPnet cannot build the model it describes "
+                                 f"({type(e).__name__}: {e})") from None
+        load_weights(model, model_file, device, model_dir=model_dir)
         for module in model.encoder.modules():
             if type(module).__name__ == "RNNP":  # its F.dropout ignores eval(): switch it off
                 module.dropout = 0.0

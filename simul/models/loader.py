@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from simul.models import registry
 from simul.models.cascade import Cascade
-from simul.models.espnet_st import ESPnetST, resolve_model_dir
+from simul.models.espnet_st import ESPnetST, read_config, resolve_model_dir
 
 
 def load_dir(directory: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
@@ -35,7 +33,7 @@ def load_dir(directory: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
         from simul.models.cascade import TextMT
 
         return TextMT(config, model_file, device)
-    if yaml.safe_load(config.read_text()).get("decoder") == "transformer_mma":
+    if read_config(config).get("decoder") == "transformer_mma":
         from simul.models.mma_st import ESPnetMMA  # registers the decoder with ESPnet
 
         return ESPnetMMA(config, model_file, device)

@@ -61,6 +61,12 @@ class ESPnetMMA(ESPnetST):
 
     greedy_only = True  # no beam search: the heads decide when each step is taken
     decoder_name = "transformer_mma"  # what the mma policy needs (Policy.needs_decoder)
+    serves = {"mma": "its heads decide when to write",
+              "offline": "greedy monotonic decoding of the whole source, beam 1"}
+    """The policies that decode an MMA model (:func:`simul.session.check_fit` refuses the
+    others): the other policies step or search an offline decoder over each prefix read; an
+    MMA decoder over a prefix taken as the whole source lets every head stop at its last
+    block, so the policy, not the model, would decide when to write (no paper's setting)."""
 
     def __init__(self, config, model_file, device: str = "cpu"):
         from simul.models import mma_decoder

@@ -35,10 +35,6 @@ INFO_FILE = "simul.json"
 TASKS = ("st", "asr", "mt")
 """ESPnet tasks simul packs and evaluates: speech translation, and a cascade's halves."""
 
-DEFAULT_PAIR = "en-es"
-"""The pair read for a model directory that does not record its own."""
-
-
 FAMILIES = ("espnet", "transformers", "cascade")
 """Adapter families (:func:`family`): an ESPnet2 model (:mod:`simul.models.espnet_st`), a
 transformers Speech2Text model (:mod:`simul.models.hf_s2t`), a cascade of two ESPnet2 models
@@ -157,18 +153,49 @@ def info(name_or_dir: str | Path) -> dict:
 
 
 def pair(name_or_dir: str | Path) -> str | None:
-    """The language pair a model was trained on (``pair`` of its simul.json: every shipped
-    or packed model has one; a published model's card listing two languages, e.g.
-    ``language: [en, de]``, gives ``en-de``); None for a model directory without either."""
-    found = info(name_or_dir).get("pair")
+    """The language pair a model translates: the ``pair`` of its simul.json (every shipped
+    or packed model has one; a model fine-tuned from a parent has its own), a cascade's MT
+    model's (its cascade.json names the models, its directory holds no simul.json), a
+    published model's card listing two languages (``language: [en, de]`` gives ``en-de``);
+    None for a model directory that records none of these."""
+    directory = resolve(name_or_dir)
+    if is_cascade(directory):
+        return pair(cascade_parts(directory)[1])
+    found = info(directory).get("pair")
     if found is not None and not isinstance(found, str):
-        raise ValueError(f"{resolve(name_or_dir) / INFO_FILE}: field 'pair': expected e.g. "
+        raise ValueError(f"{directory / INFO_FILE}: field 'pair': expected e.g. "
                          f"'en-es', got {found!r}")
     if found is None:
-        languages = hub.card_languages(resolve(name_or_dir))
+        languages = hub.card_languages(directory)
         if len(languages) == 2 and all(re.fullmatch(r"[a-z]{2,3}", x) for x in languages):
             return "-".join(languages)
     return found
+
+
+def pair_source(name_or_dir: str | Path) -> str:
+    """Where :func:`pair` found a model's pair, in words (for messages)."""
+    directory = resolve(name_or_dir)
+    if is_cascade(directory):
+        return f"its MT model {cascade_parts(directory)[1].name}'s {INFO_FILE}"
+    return f"its {INFO_FILE}"
+
+
+def pair_for(name_or_dir: str | Path, asked: str | None = None, *,
+             option: str = "--pair") -> str:
+    """The pair to read a corpus in for a model: the model's own (:func:`pair`). ``asked``
+    (``option``, e.g. ``--pair`` or a sweep spec's field) must agree with it: references of
+    another language would score the translation against text it never meant to write. A
+    model that does not record its pair needs ``asked``. Raises ``ValueError`` in one line
+    naming the option."""
+    own = pair(name_or_dir)
+    if own is not None and asked and asked != own:
+        raise ValueError(f"{option} {asked}: {name_or_dir} translates {own} "
+                         f"({pair_source(name_or_dir)}); leave {option} out to read the "
+                         f"{own} split")
+    if own is None and not asked:
+        raise ValueError(f"{name_or_dir}: its language pair is not known (no 'pair' in "
+                         f"{resolve(name_or_dir) / INFO_FILE}): give {option} SRC-TGT")
+    return own or asked
 
 
 def config_task(conf: dict) -> str:
@@ -177,6 +204,32 @@ def config_task(conf: dict) -> str:
     if "src_token_list" not in conf:
         return "asr"
     return "mt" if conf.get("frontend") == "embed" else "st"
+
+
+def read_yaml(path: str | Path) -> dict:
+    """A YAML mapping from ``path`` (a model's config.yaml); ``ValueError`` in one line naming
+    the file, and for a syntax error the line and column YAML stopped at."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as e:
+        def at(mark) -> str:
+            return f"line {mark.line + 1}, column {mark.column + 1}"
+
+        mark, problem = getattr(e, "problem_mark", None), getattr(e, "problem", None)
+        where = f"{at(mark)}: " if mark is not None else ""
+        context, opened = getattr(e, "context", None), getattr(e, "context_mark", None)
+        begun = f"; {context} from {at(opened)}" if context and opened is not None else ""
+        raise ValueError(f"{path}: not valid YAML ({where}{problem or str(e).splitlines()[0]}"
+                         f"{begun})") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: cannot be read ({e})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of field: value, got "
+                         f"{type(data).__name__}")
+    return data
 
 
 def config(name_or_dir: str | Path) -> dict:
@@ -189,7 +242,7 @@ def config(name_or_dir: str | Path) -> dict:
     configs = configs or sorted(directory.rglob("config.yaml"), key=lambda c: (len(c.parts), c))
     if not configs:
         raise ValueError(f"{name_or_dir}: no config.yaml in {directory}")
-    return yaml.safe_load(configs[0].read_text()) or {}
+    return read_yaml(configs[0])
 
 
 def task(name_or_dir: str | Path) -> str:
@@ -240,7 +293,7 @@ def stale(name_or_dir: str | Path) -> bool:
     directory = resolve(name_or_dir)
     if is_cascade(directory):
         return any(stale(part) for part in cascade_parts(directory))
-    return corpus_version(directory) != pair_version(info(directory).get("pair", "en-es"))
+    return corpus_version(directory) != pair_version(pair(directory) or "en-es")
 
 
 def metrics(name_or_dir: str | Path) -> dict:

@@ -78,6 +78,13 @@ class Policy:
         hyp = model.greedy(view.encoded, view.units, maxlenratio=maxlenratio, state=state)
         return Write(tuple(hyp.tokens), finished=True)
 
+    def check_model(self, model: ESPnetST) -> list[str]:
+        """Refuse (``ValueError``, one line naming the setting) settings that do not apply to
+        ``model``; return notes on settings it applies on purpose though the model was not
+        trained for them. A session checks this before its first decision
+        (:func:`simul.session.check_fit`); by default every model fits."""
+        return []
+
     def require(self, ok: bool, setting: str, rule: str) -> None:
         """Refuse a bad setting, naming it: ``<policy>: <setting>=<value> must be <rule>``."""
         if not ok:

@@ -25,6 +25,7 @@ MMA), which the tests check.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from simul.policies.base import Policy, Read, View, Write
 from simul.policies.predecision import TRIGGERS, Predecision
@@ -48,6 +49,34 @@ class MonotonicAttention(Policy):
         self.require(self.trigger in ("", *TRIGGERS), "trigger",
                      f"one of {TRIGGERS} (or empty: the model's own)")
         self.require(self.step_ms >= 0, "step_ms", "≥ 0 (0: the model's Δt)")
+
+    def check_model(self, model) -> list[str]:
+        """A model trained over fixed blocks is decoded on fixed triggers (any Δt), one
+        trained on oracle boundaries on oracle ones (word or phoneme): its heads learned to
+        stop at blocks of that kind. ``step_ms`` applies to fixed triggers only. A Δt or an
+        oracle unit other than the model's is decoded with a note (M20 trains one model per
+        pre-decision; simul's notebooks measure how the model holds up on the others)."""
+        trained = model.pre_decision
+        name = Path(str(model.config_path)).parent.name
+        on = (f"fixed blocks of {model.pre_decision_ms:g} ms" if trained == "fixed"
+              else f"oracle {trained} ends")
+        trigger = self.trigger or trained
+        if (trigger == "fixed") != (trained == "fixed"):
+            own = ("trigger=fixed (any step_ms)" if trained == "fixed"
+                   else "trigger=word or trigger=phoneme")
+            raise ValueError(f"{self.name}: trigger={trigger} on {name}, trained over {on}: its "
+                             f"heads learned to stop at those; decode it with {own} (or the "
+                             "model's own: leave trigger out)")
+        if trigger != "fixed" and self.step_ms:
+            raise ValueError(f"{self.name}: step_ms={self.step_ms:g} applies to fixed triggers; "
+                             f"{name} is decoded on oracle {trigger} ends: leave step_ms out")
+        if trigger == "fixed" and self.step_ms and self.step_ms != model.pre_decision_ms:
+            return [f"{self.name}: {name} was trained over {on}, decoded here over blocks of "
+                    f"{self.step_ms:g} ms (a Δt it was not trained on)"]
+        if trigger != trained:
+            return [f"{self.name}: {name} was trained over {on}, decoded here on oracle "
+                    f"{trigger} ends (a pre-decision it was not trained on)"]
+        return []
 
     def _triggers(self, model, view: View) -> Predecision:
         if "predecision" not in view.memo:

@@ -19,6 +19,13 @@ class Offline(Policy):
     def __post_init__(self) -> None:
         self.require(self.beam >= 1, "beam", "≥ 1")
 
+    def check_model(self, model) -> list[str]:
+        if self.beam > 1 and getattr(model, "greedy_only", False):
+            raise ValueError(f"{self.name}: beam={self.beam}: this model decodes greedily only "
+                             "(an MMA model: its heads decide when each step is taken); "
+                             "use beam 1")
+        return []
+
     def first_read_ms(self) -> float:
         return math.inf
 

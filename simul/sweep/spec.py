@@ -92,7 +92,7 @@ class Spec:
         unknown = sorted(set(data) - set(SPEC_FIELDS))
         if unknown:
             raise SweepError(f"{where}: unknown field(s) {unknown}; known: {list(SPEC_FIELDS)}")
-        for key in ("models", "pair", "output", "policies"):
+        for key in ("models", "output", "policies"):
             if key not in data:
                 raise SweepError(f"{where}: field '{key}' is missing")
 
@@ -106,8 +106,11 @@ class Spec:
 
         models, splits = strings("models"), strings("splits") if "splits" in data else [
             "tst-COMMON"]
-        if not isinstance(data["pair"], str) or not re.fullmatch(r"[a-z]+-[a-z]+", data["pair"]):
-            raise SweepError(f"{where}: field 'pair': expected e.g. 'en-es', got {data['pair']!r}")
+        pair = data.get("pair")
+        if pair is not None and (not isinstance(pair, str)
+                                 or not re.fullmatch(r"[a-z]+-[a-z]+", pair)):
+            raise SweepError(f"{where}: field 'pair': expected e.g. 'en-es', got {pair!r}")
+        pair = models_pair(models, pair, where)
         limit = data.get("max_utterances")
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
                                   or limit < 1):
@@ -142,7 +145,7 @@ class Spec:
             return p if p.is_absolute() or base is None else base / p
 
         return cls(
-            models=models, pair=data["pair"], splits=splits,
+            models=models, pair=pair, splits=splits,
             settings=expand(data["policies"], f"{where}: field 'policies'"),
             output=path(data["output"], "output"),
             corpus=path(data["corpus"], "corpus") if data.get("corpus") else DEFAULT_ROOT,
@@ -151,6 +154,45 @@ class Spec:
             scheduler=data.get("scheduler"), name=str(data.get("name") or ""),
             store=data.get("store", True), device=device, lockstep=lockstep,
         )
+
+
+def models_pair(names: list[str], pair: str | None, where: str) -> str:
+    """The pair a sweep reads: the one its models translate (each one's own,
+    :func:`simul.models.registry.pair`), which the spec's ``pair`` must agree with and which
+    it must give when no model records one. A sweep scores every model against one pair's
+    references: models of different pairs are refused. A name that is no model is left to
+    :func:`resolve_model`."""
+    found: dict[str, list[str]] = {}
+    silent = []  # models that do not record their pair
+    for name in names:
+        try:
+            own = models.pair(name)
+        except models.UnknownModel as e:
+            if pair is None:  # its pair cannot be known
+                raise SweepError(f"{where}: field 'models': {e}") from None
+            continue
+        except ValueError as e:
+            raise SweepError(f"{where}: field 'models': {e}") from None
+        if own is None:
+            silent.append(name)
+        else:
+            found.setdefault(own, []).append(name)
+    if pair is not None:
+        other = next((p for p in found if p != pair), None)
+        if other is not None:
+            name = found[other][0]
+            raise SweepError(f"{where}: field 'pair': {pair}, but {name} translates {other} "
+                             f"({models.pair_source(name)}): its references would be another "
+                             f"language's; drop the model or give pair {other}")
+        return pair
+    if len(found) > 1:
+        pairs = "; ".join(f"{p}: {', '.join(ms)}" for p, ms in sorted(found.items()))
+        raise SweepError(f"{where}: field 'models': they translate different pairs ({pairs}); "
+                         "a sweep reads one pair: run one sweep per pair")
+    if silent:
+        raise SweepError(f"{where}: field 'pair' is missing and {silent[0]} does not record "
+                         "the pair it translates: give pair (e.g. en-es)")
+    return next(iter(found))
 
 
 def expand(policies: Any, where: str) -> list[Setting]:

@@ -99,11 +99,14 @@ def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
     target = model_dir if into_model else Path(out or DEFAULT_OUT / model_dir.name)
     if target.exists() and not target.is_dir():
         raise ValueError(f"--out {target}: not a folder")
+    pair = registry.pair(model_dir)
+    if pair is None:  # its references' language would be a guess
+        raise ValueError(f"{model_dir / registry.INFO_FILE}: no field 'pair' (the language pair "
+                         "the model translates, e.g. en-de)")
     task = registry.task(model_dir)
     model = {"st": load, "asr": SpeechASR.from_dir, "mt": TextMT.from_dir}[task](model_dir)
     if getattr(model, "greedy_only", False):  # an MMA model: its heads decide, no beam
         beams = (1,)
-    pair = registry.pair(model_dir)
     root = corpus_root or DEFAULT_ROOT
     results = {}
     for split in splits:
