@@ -8,11 +8,13 @@ decode, sweep or notebook runs on the robustness test (:data:`ROBUSTNESS`).
 
 Each segment's degradation is drawn from its own id and the condition's kind
 (:func:`~simul.corpus.acoustics.rng_for`), so it is the same in every run, process and
-machine, and the same noise (or room index) at every level of its kind. The noise, rooms and voices of this test
-are never used in training: babble is made of the *other* test split's speech (tst-HE's for
-every split but tst-HE, whose voices training never hears; tst-COMMON's for tst-HE), the
-rooms are drawn from seeds of their own (``"test-room"``), and training draws its own
-(``"train-room"``, :mod:`simul.models.augment`).
+machine, and the same noise (or room index) at every level of its kind.
+
+The noise, rooms and voices of this test are never used in training: babble is made of the
+*other* test split's speech (tst-HE's for every split but tst-HE, whose voices training
+never hears; tst-COMMON's for tst-HE), the rooms are drawn from seeds of their own
+(``"test-room"``), and training draws its own (``"train-room"``,
+:mod:`simul.models.augment`).
 """
 
 from __future__ import annotations
