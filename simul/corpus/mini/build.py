@@ -38,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import math
 import multiprocessing as mp
 import os
 import random
@@ -79,9 +78,10 @@ SPLITS: dict[str, int] = {"train": 12000, "dev": 500, "tst-COMMON": 500, "tst-HE
 #: The splits that tests and notebooks read: what ``simul corpus build`` speaks by default
 #: (train, nine tenths of the audio, when training needs it).
 EVAL_SPLITS: tuple[str, ...] = ("dev", "tst-COMMON", "tst-HE")
-#: Seconds per segment to speak a split and write its files with two workers (measured on
-#: the reference machine: see docs/reference/performance.md), for the time a build will take.
-SECONDS_PER_SEGMENT = 0.02
+#: Seconds per segment to speak a split with two workers on the 2-core reference machine,
+#: for the time a build will take: train's 12,000 segments in ≈ 3.3 min, the full build's
+#: 233 s apportioned by the CPU time of its steps (see docs/reference/performance.md).
+SECONDS_PER_SEGMENT = 0.0165
 PAIRS: tuple[str, ...] = ("en-es", "en-pt", "en-de")
 #: Pairs whose targets apertium gives (the others come from the grammar itself).
 APERTIUM_PAIRS: tuple[str, ...] = ("en-es", "en-pt")
@@ -174,7 +174,7 @@ def built_splits(manifest: dict) -> tuple[str, ...]:
 
 def minutes_to_build(segments: int) -> int:
     """About how many minutes speaking ``segments`` segments takes (at least 1)."""
-    return max(1, math.ceil(segments * SECONDS_PER_SEGMENT / 60))
+    return max(1, round(segments * SECONDS_PER_SEGMENT / 60))
 
 
 def plan_segments(sizes: dict[str, int], seed: int,
