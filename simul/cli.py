@@ -129,8 +129,8 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
 def _corpus_build(args: argparse.Namespace) -> int:
     from simul.corpus.mini import build
 
-    return build.main_build(args.root, seed=args.seed, sizes=args.sizes, workers=args.workers,
-                            force=args.force, progress=not args.quiet)
+    return build.main_build(args.root, seed=args.seed, sizes=args.sizes, splits=args.splits,
+                            workers=args.workers, force=args.force, progress=not args.quiet)
 
 
 def _corpus_info(args: argparse.Namespace) -> int:
@@ -296,6 +296,9 @@ def _corpus_commands(commands) -> None:
     p.add_argument("--seed", type=_count, default=0, help="grammar and voice seed [%(default)s]")
     p.add_argument("--sizes", default="", metavar="SPLIT=N,…",
                    help="segments per split, e.g. 'train=200,dev=20' [the defaults]")
+    p.add_argument("--splits", default="", metavar="SPLIT,…",
+                   help="splits to speak (every split gets its text), added to a built corpus "
+                        "that lacks them, e.g. 'train' or 'all' [dev,tst-COMMON,tst-HE]")
     p.add_argument("--workers", type=_positive_int, default=None, metavar="N",
                    help="processes [all cores]")
     p.add_argument("--force", action="store_true", help="rebuild even if up to date")

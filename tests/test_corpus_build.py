@@ -161,3 +161,160 @@ def test_bad_sizes_are_refused(text):
 
 def test_sizes_override_defaults():
     assert build.parse_sizes("train=200, dev=20") == {**build.SPLITS, "train": 200, "dev": 20}
+
+
+@pytest.mark.parametrize(("text", "splits"), [
+    ("", ("dev", "tst-COMMON", "tst-HE")), ("all", ("train", "dev", "tst-COMMON", "tst-HE")),
+    ("train", ("train",)), ("tst-HE, dev", ("dev", "tst-HE")),
+])
+def test_splits_to_speak(text, splits):
+    assert build.parse_splits(text) == splits
+
+
+@pytest.mark.parametrize("text", ["nosuch", "train,all", "Train"])
+def test_bad_splits_are_refused(text):
+    with pytest.raises(ValueError, match="--splits: no split"):
+        build.parse_splits(text)
+
+
+TINY_OPTION = "train=60,dev=5,tst-COMMON=5,tst-HE=5"
+SPEECH_OF_TRAIN = ("/data/train/wav/", "/data/train/txt/train.yaml",
+                   "/data/train/txt/train.align.jsonl")
+
+
+@pytest.fixture(scope="module")
+def eval_only(tmp_path_factory):
+    """TINY as `simul corpus build` builds by default: every split's text, the speech of
+    the evaluation splits."""
+    root = tmp_path_factory.mktemp("e") / "mini"
+    assert build.main_build(root, seed=3, sizes=TINY_OPTION, workers=2, progress=False) == 0
+    return root
+
+
+def _files(root):
+    return json.loads((root / "manifest.json").read_text())["files"]
+
+
+@pytest.mark.espeak
+@pytest.mark.apertium
+def test_train_spoken_later_gives_the_files_of_a_build_with_all_splits(tiny, eval_only,
+                                                                       tmp_path, capsys):
+    import os
+    import shutil
+
+    from simul import cli
+    from simul.sweep.journal import corpus_checksum
+
+    full, part = _files(tiny), _files(eval_only)
+    # the same files as the full build but train's speech, byte for byte
+    assert set(part) == {rel for rel in full if not any(s in rel for s in SPEECH_OF_TRAIN)}
+    assert {rel for rel in part if "/train/" in rel} == {
+        "en-es/data/train/txt/train.en", "en-es/data/train/txt/train.es",
+        "en-pt/data/train/txt/train.en", "en-pt/data/train/txt/train.pt",
+        "en-de/data/train/txt/train.en", "en-de/data/train/txt/train.de",
+        "en-de/data/train/txt/train.links"}
+    for rel in part:
+        assert part[rel] == full[rel], rel
+        assert filecmp.cmp(tiny / rel, eval_only / rel, shallow=False), rel
+    found = manifest.verify(eval_only, builder_version=build.BUILDER_VERSION, deep=True)
+    assert found["splits"] == ["dev", "tst-COMMON", "tst-HE"]
+    assert check_built(eval_only) == found
+    assert len(load_list(eval_only, "en-de", "dev")) == 5
+
+    # reading train says how to speak it, in one line; the command line exits 2
+    line = (f"{eval_only}: split train is not built yet: `simul corpus build --root "
+            f"{eval_only} --seed 3 --sizes {TINY_OPTION} --splits train` (≈ 1 min)")
+    with pytest.raises(CorpusError) as e:
+        load_list(eval_only, "en-es", "train", with_audio=False)
+    assert str(e.value) == line
+    capsys.readouterr()
+    assert cli.main(["corpus", "simuleval", "--root", str(eval_only), "--split", "train",
+                     "--out", str(tmp_path / "se")]) == 2
+    assert capsys.readouterr().err == f"simul: error: {line}\n"
+    assert not (tmp_path / "se").exists()
+
+    # that command adds train's speech, leaves every other file as it was
+    root = tmp_path / "mini"
+    shutil.copytree(eval_only, root)
+    before = {rel: os.stat(root / rel) for rel in part}
+    dev_key = corpus_checksum(root, "en-es", "dev")
+    argv = ["corpus", "build", "--root", str(root), "--seed", "3", "--sizes", TINY_OPTION,
+            "--workers", "2", "--quiet"]
+    assert cli.main([*argv, "--splits", "train"]) == 0
+    assert _files(root) == full
+    for rel in full:
+        assert filecmp.cmp(tiny / rel, root / rel, shallow=False), rel
+    for rel, st in before.items():  # not rewritten: the same inode, not modified since
+        now = os.stat(root / rel)
+        assert (now.st_ino, now.st_mtime_ns) == (st.st_ino, st.st_mtime_ns), rel
+    for wav in (root / "en-es/data/train/wav").iterdir():
+        assert wav.samefile(root / "en-de/data/train/wav" / wav.name)
+    found = manifest.verify(root, builder_version=build.BUILDER_VERSION, deep=True)
+    assert found["splits"] == ["train", "dev", "tst-COMMON", "tst-HE"]
+    assert len(load_list(root, "en-es", "train")) == 60
+    assert corpus_checksum(root, "en-es", "dev") == dev_key  # dev's sweeps stay valid
+    assert corpus_checksum(root, "en-es", "train") != dev_key
+    assert not list(tmp_path.glob("mini.tmp-*")) and not list(tmp_path.glob(".mini.*"))
+    capsys.readouterr()
+    assert cli.main([*argv, "--splits", "all"]) == 0  # nothing left to add
+    assert "up to date" in capsys.readouterr().out
+
+
+@pytest.mark.espeak
+@pytest.mark.apertium
+def test_training_speaks_train_first(eval_only, tmp_path, capsys):
+    import shutil
+
+    from simul.models import prepare
+
+    root = tmp_path / "mini"
+    shutil.copytree(eval_only, root)
+    assert prepare.export_split(root / "en-de", "en-de", "train", tmp_path / "train",
+                                progress=False) == 60
+    assert "split train is not built yet: building it first (≈ 1 min)" in (
+        capsys.readouterr().err)
+    assert len((tmp_path / "train" / "text").read_text().splitlines()) == 60
+    assert build.built_splits(check_built(root)) == ("train", "dev", "tst-COMMON", "tst-HE")
+
+
+@pytest.mark.espeak
+@pytest.mark.apertium
+def test_adding_a_split_is_refused_when_it_would_differ(eval_only, tmp_path, monkeypatch):
+    import shutil
+
+    root = tmp_path / "mini"
+    shutil.copytree(eval_only, root)
+    monkeypatch.setattr(build, "_espeak_version", lambda: "eSpeak NG text-to-speech: 0.0")
+    with pytest.raises(CorpusError, match=r"manifest\.json: field 'espeak_ng' is .*, this "
+                                          r"machine has 'eSpeak NG text-to-speech: 0\.0': "
+                                          r"train would not sound like the other splits"):
+        build.add_splits(root, ["train"])
+    monkeypatch.undo()
+    m = json.loads((root / "manifest.json").read_text())
+    m["seed"] = 4  # the text is seed 3's
+    (root / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(CorpusError, match=r"train\.en: not the English that seed 4 plans for "
+                                          r"train"):
+        build.add_splits(root, ["train"])
+    assert not (root / "en-es/data/train/wav").exists()
+    assert not list(tmp_path.glob("mini.tmp-*"))
+
+
+@pytest.mark.espeak
+@pytest.mark.apertium
+def test_readers_of_train_text_and_statistics_on_a_corpus_without_its_speech(eval_only,
+                                                                             monkeypatch,
+                                                                             capsys):
+    from simul.corpus import reordering, stats
+
+    monkeypatch.setenv("SIMUL_ALIGNMENTS", "off")
+    links = reordering.corpus_links(eval_only, "en-es", "dev")
+    assert links.alignment == "eflomal (fitted on train+dev)" and len(links.links) == 5
+    table = stats.info(eval_only, pairs=("en-es",))
+    assert table["split"].tolist() == ["dev", "tst-COMMON", "tst-HE"]
+    assert stats.main_info(eval_only) == 0  # the table, then the reordering of dev
+    lines = capsys.readouterr().out.splitlines()
+    assert (f"{eval_only}: split train is not built yet: `simul corpus build --root "
+            f"{eval_only} --seed 3 --sizes {TINY_OPTION} --splits train` (≈ 1 min); its text "
+            "is there") in lines
+    assert sum("eflomal (fitted on train+dev)" in line for line in lines) == 2  # es, pt

@@ -18,18 +18,22 @@ def test_target_size_by_hand():
 
 
 @pytest.fixture(scope="module")
-def train():
+def segments():
+    """en-de dev (what `make test` builds: train is spoken when training needs it)."""
     if not (DEFAULT_ROOT / "manifest.json").is_file():
         pytest.fail(f"no corpus at {DEFAULT_ROOT}: run `make corpus` (make test does)")
-    return load_list(DEFAULT_ROOT, "en-de", "train", with_audio=False)
+    return load_list(DEFAULT_ROOT, "en-de", "dev", with_audio=False)
 
 
-def test_split_keeps_talks_apart(train):
-    target, rest = mt.split_talks(train, 2874, seed=0)
-    assert len(target) >= 2874 and len(target) + len(rest) == len(train)
+def test_split_keeps_talks_apart(segments):
+    # 4 · (500 − t) / t = 12.7  →  t = 2000 / 16.7 = 119.8
+    assert len(segments) == 500 and mt.target_size(500) == 120
+    target, rest = mt.split_talks(segments, 120, seed=0)
+    assert len(target) + len(rest) == len(segments)
+    assert 120 <= len(target) < 120 + 40  # whole talks (40 segments at most) until 120
     assert not {s.talk for s in target} & {s.talk for s in rest}
-    again, _ = mt.split_talks(train, 2874, seed=0)
-    other, _ = mt.split_talks(train, 2874, seed=1)
+    again, _ = mt.split_talks(segments, 120, seed=0)
+    other, _ = mt.split_talks(segments, 120, seed=1)
     assert [s.id for s in again] == [s.id for s in target]
     assert [s.id for s in other] != [s.id for s in target]
 
@@ -38,7 +42,7 @@ def _encode(text):
     return [ord(c) % 50 + 3 for c in text]
 
 
-def test_examples_hold_what_the_corpus_reader_reads(train):
+def test_examples_hold_what_the_corpus_reader_reads(segments):
     with_audio = list(mustc.load(DEFAULT_ROOT, "en-de", "dev", limit=3))  # checked above
     segs = list(mustc.load(DEFAULT_ROOT, "en-de", "dev", limit=3, with_audio=False))
     st = mt.make_task("st_en-de", segs, _encode)
@@ -58,8 +62,8 @@ def test_examples_hold_what_the_corpus_reader_reads(train):
         mt.make_task("tts_en", segs, _encode)
 
 
-def test_sampler_draws_from_seed_and_step_alone(train):
-    tasks = [mt.make_task(name, train[:40], _encode)
+def test_sampler_draws_from_seed_and_step_alone(segments):
+    tasks = [mt.make_task(name, segments[:40], _encode)
              for name in ("asr_en", "mt_en-de", "st_en-es")]
     starts = {"en": 1, "de": 2, "es": 3}
     sampler = mt.Sampler(tasks, starts, pairs=True, batch={"speech": 3, "text": 5})

@@ -7,9 +7,19 @@ import json
 import pytest
 import yaml
 
+from simul.corpus.mini import build
 from simul.models import meta_train
 
-pytestmark = pytest.mark.corpus
+pytestmark = [pytest.mark.espeak, pytest.mark.apertium]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """A tiny corpus with train spoken (`make test` leaves data/mini's train unspoken)."""
+    root = tmp_path_factory.mktemp("corpus") / "mini"
+    build.build(root, sizes={"train": 80, "dev": 5, "tst-COMMON": 1, "tst-HE": 1}, workers=2,
+                progress=False)
+    return root
 
 
 @pytest.fixture(scope="module")
@@ -28,19 +38,20 @@ def recipe(tmp_path_factory):
     return str(path)
 
 
-def test_meta_then_finetune_then_pack_and_decode(recipe, tmp_path):
-    from simul.corpus import DEFAULT_ROOT, load_list
+def test_meta_then_finetune_then_pack_and_decode(recipe, corpus, tmp_path):
+    from simul.corpus import load_list
     from simul.models import loader
     from simul.policies import make
     from simul.simulate import simulate
     from simul.zoo.pack import pack
 
-    meta_dir = meta_train.run_stage(recipe, "meta", tmp_path / "meta", progress=False)
+    meta_dir = meta_train.run_stage(recipe, "meta", tmp_path / "meta", corpus_root=corpus,
+                                    progress=False)
     steps = [json.loads(x) for x in (meta_dir / "steps.jsonl").read_text().splitlines()]
     assert [s["step"] for s in steps] == [0, 1]
     assert {s["task"] for s in steps} <= {"asr_en", "mt_en-de"}
     ft = meta_train.run_stage(recipe, "finetune", tmp_path / "wMT", start=meta_dir,
-                              progress=False)
+                              corpus_root=corpus, progress=False)
     curve = [json.loads(x) for x in (ft / "exp" / "curve.jsonl").read_text().splitlines()]
     assert [r["epoch"] for r in curve] == [1, 2] and all(0 <= r["valid_acc"] <= 1
                                                           for r in curve)
@@ -49,7 +60,7 @@ def test_meta_then_finetune_then_pack_and_decode(recipe, tmp_path):
     out = pack(ft / "exp", "tiny_wmt", pair="en-de", n_average=2, out_root=tmp_path / "models",
                progress=False)
     model = loader.load(out)
-    seg = load_list(DEFAULT_ROOT, "en-de", "dev", limit=1)[0]
+    seg = load_list(corpus, "en-de", "dev", limit=1)[0]
     record = simulate(model, make("offline"), seg)
     assert record.prediction is not None
     assert (out / "learning_curve.csv").is_file()
@@ -68,7 +79,8 @@ def test_meta_then_finetune_then_pack_and_decode(recipe, tmp_path):
     assert "dev loss and accuracy per snapshot" in card
     assert "H20's meta-learning for data-scarce speech translation" in card
     # a finished stage resumes to nothing; another stage in its directory is refused
-    meta_train.run_stage(recipe, "finetune", ft, start=meta_dir, progress=False)
+    meta_train.run_stage(recipe, "finetune", ft, start=meta_dir, corpus_root=corpus,
+                         progress=False)
     again = json.loads((ft / "cost.json").read_text())
     assert again["steps"] == 4 and again["cpu_seconds"] > cost["cpu_seconds"]
     with pytest.raises(ValueError, match="holds a finetune run, not meta"):
@@ -79,7 +91,7 @@ def test_meta_then_finetune_then_pack_and_decode(recipe, tmp_path):
         meta_train.run_stage(recipe, "maml", tmp_path / "y", progress=False)
 
 
-def test_init_copies_the_shipped_modules_and_refuses_a_misfit(recipe, tmp_path):
+def test_init_copies_the_shipped_modules_and_refuses_a_misfit(recipe, corpus, tmp_path):
     """``meta.init``: the recipe's model at full size gets conformer_bpe_en-es's encoder and
     decoder blocks, tensor for tensor as ESPnet stored them, and nothing else (the decoder's
     embedding and output layer keep the seed's: another vocabulary); ``meta.freeze`` leaves
@@ -90,7 +102,7 @@ def test_init_copies_the_shipped_modules_and_refuses_a_misfit(recipe, tmp_path):
 
     full = meta_train.load_recipe("conformer_bpe_en-de_meta")
     tiny = yaml.safe_load(open(recipe))
-    s = meta_train.setup(tiny, tmp_path)
+    s = meta_train.setup(tiny, tmp_path, corpus)
     s.espnet.update({k: full["espnet"][k] for k in ("encoder_conf", "decoder_conf")})
     units = {"token_list": s.token_list, "src_token_list": s.token_list}
     init = train.init_params(full["meta"]["init"], "conformer_bpe_en-de_meta", units, tmp_path)

@@ -474,3 +474,35 @@ def test_longest_utterances_are_decoded_first_and_records_keep_corpus_order(
     assert sorted(order) == list(range(len(segments)))
     lines = (out / table.records[0]).read_text().splitlines()
     assert [json.loads(line)["segment_id"] for line in lines] == [s.id for s in segments]
+
+
+def test_a_splits_corpus_checksum_ignores_the_other_splits(tmp_path):
+    # a mini corpus speaks train when training needs it: dev's sweeps and stored records
+    # must keep their key when the manifest gains train's files
+    import hashlib
+
+    from simul.sweep.journal import corpus_checksum
+
+    for split in ("dev", "train"):
+        (tmp_path / "en-es" / "data" / split / "txt").mkdir(parents=True)
+    dev = {"en-es/data/dev/txt/dev.en": {"bytes": 4, "sha256": "a" * 64},
+           "en-es/data/dev/wav/talk_0001.wav": {"bytes": 9, "sha256": "b" * 64}}
+    train = {"en-es/data/train/txt/train.en": {"bytes": 5, "sha256": "c" * 64}}
+
+    def key(files, **more):
+        (tmp_path / "manifest.json").write_text(json.dumps({"files": files, **more}))
+        return corpus_checksum(tmp_path, "en-es", "dev")
+
+    before = key({**dev, **train}, splits=["dev"])
+    assert before.startswith("split:")
+    assert key({**dev, **train, "en-es/data/train/wav/talk_0002.wav": {
+        "bytes": 9, "sha256": "d" * 64}}, splits=["train", "dev"]) == before
+    assert key({**dev, "en-es/data/dev/txt/dev.en": {"bytes": 4, "sha256": "e" * 64}},
+               splits=["dev"]) != before
+    # read from the pair's folder: the same key
+    assert corpus_checksum(tmp_path / "en-es", "en-es", "dev") == corpus_checksum(
+        tmp_path, "en-es", "dev")
+    # a manifest from before splits were spoken one by one keys sweeps as it did: by itself
+    key({**dev, **train})
+    assert corpus_checksum(tmp_path, "en-es", "dev") == hashlib.sha256(
+        (tmp_path / "manifest.json").read_bytes()).hexdigest()

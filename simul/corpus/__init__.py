@@ -28,7 +28,7 @@ DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "data" / "mini"
 
 __all__ = [
     "SAMPLE_RATE", "Alignment", "CorpusError", "DEFAULT_ROOT", "Segment", "Word",
-    "find_split_dir", "load", "load_list", "check_built", "export_simuleval",
+    "find_split_dir", "load", "load_list", "check_built", "manifest_root", "export_simuleval",
     "main_export_simuleval",
 ]
 
@@ -40,14 +40,32 @@ def find_split_dir(root: str | Path, pair: str, split: str) -> Path:
     return _find_split_dir(root, pair, base)
 
 
-def check_built(root: str | Path) -> dict | None:
-    """Verify the manifest of a simul-built corpus at ``root`` (or its parent); None for MuST-C."""
-    from simul.corpus.mini.build import BUILDER_VERSION
-
+def manifest_root(root: str | Path) -> Path | None:
+    """The folder of the ``manifest.json`` of a simul-built corpus at ``root`` or its parent
+    (``root`` a pair's folder); None for a corpus simul did not build (MuST-C)."""
     root = Path(root)
     for candidate in (root, root.parent):
         if (candidate / manifest.NAME).is_file():
-            return manifest.verify(candidate, builder_version=BUILDER_VERSION)
+            return candidate
+    return None
+
+
+def check_built(root: str | Path, split: str | None = None) -> dict | None:
+    """Verify the manifest of a simul-built corpus at ``root`` (or its parent); None for
+    MuST-C. With ``split``, a split the corpus has only the text of (not spoken yet) is
+    refused, in one line naming the command that speaks it."""
+    from simul.corpus.mini.build import BUILDER_VERSION, built_splits, not_built
+
+    root = Path(root)
+    base = manifest_root(root)
+    if base is not None:
+        found = manifest.verify(base, builder_version=BUILDER_VERSION)
+        if split is not None:
+            split = conditions.split_condition(split)[0]
+        if (split is not None and split in found.get("sizes", {})
+                and split not in built_splits(found)):
+            raise CorpusError(not_built(base, split, found))
+        return found
     if root.name.startswith("mini") and not root.exists():
         raise CorpusError(f"{root}: no corpus here — build it with `simul corpus build`")
     return None
@@ -58,7 +76,7 @@ def load(root: str | Path, pair: str, split: str, *, with_audio: bool = True,
     """Segments of ``split`` for ``pair`` (e.g. "en-es") under ``root``, in corpus order;
     ``split`` may carry a condition (``tst-COMMON@rt60=0.6``), which changes their audio."""
     base, condition = conditions.split_condition(split)
-    check_built(root)
+    check_built(root, base)
     segments = _load_mustc(root, pair, base, with_audio=with_audio, limit=limit)
     if condition is None or not with_audio:
         return segments

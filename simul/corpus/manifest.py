@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from simul.corpus.mustc import CorpusError
@@ -25,7 +26,8 @@ def sha256(path: Path) -> str:
 
 
 def write(root: Path, info: dict) -> dict:
-    """Checksum every file under ``root`` and write ``root/manifest.json``."""
+    """Checksum every file under ``root`` and write ``root/manifest.json`` (through a
+    temporary file beside ``root``, so that a reader finds the old manifest or the new one)."""
     by_inode: dict[tuple[int, int], str] = {}  # hard links are hashed once
     files = {}
     for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name != NAME):
@@ -35,7 +37,12 @@ def write(root: Path, info: dict) -> dict:
             by_inode[key] = sha256(path)
         files[path.relative_to(root).as_posix()] = {"bytes": st.st_size, "sha256": by_inode[key]}
     manifest = {**info, "files": files}
-    (root / NAME).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    tmp = root.with_name(f".{root.name}.{NAME}.{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, root / NAME)
+    finally:
+        tmp.unlink(missing_ok=True)
     return manifest
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "find_split_dir",
     "load",
     "load_list",
+    "read_texts",
 ]
 
 SAMPLE_RATE = 16000
@@ -547,6 +548,20 @@ def load(
     if limit is not None:
         planned = planned[:limit]
     return _serve(planned, with_audio)
+
+
+def read_texts(root: str | Path, pair: str, split: str) -> tuple[list[str], list[str]]:
+    """The source and target lines of a split, as :func:`load` gives them, read from its
+    two text files alone: no yaml, alignment or audio needed (a split of the mini corpus
+    that has its text only, not spoken yet, has them)."""
+    src, tgt = _split_pair(pair)
+    txt = find_split_dir(root, pair, split) / "txt"
+    sources = _read_lines(txt / f"{split}.{src}", "source text")
+    targets = _read_lines(txt / f"{split}.{tgt}", "target text")
+    if len(sources) != len(targets):
+        raise CorpusError(f"line count mismatch: {txt / f'{split}.{src}'} has {len(sources)} "
+                          f"lines, {txt / f'{split}.{tgt}'} has {len(targets)}")
+    return sources, targets
 
 
 def load_list(

@@ -245,6 +245,7 @@ def corpus_links(root: str | Path, pair: str, split: str = "dev", *,
     on ``train`` + ``split`` (read from / written to the cache). ``segments``: the split's
     segments when already loaded."""
     from simul.corpus import find_split_dir, load_list
+    from simul.corpus.mustc import read_texts
 
     root = Path(root)
     if segments is None:
@@ -282,10 +283,10 @@ def corpus_links(root: str | Path, pair: str, split: str = "dev", *,
             pass  # torn or foreign: fit again
 
     fit_src, fit_tgt = [], []
-    for s in fit_splits[:-1]:
-        more = load_list(root, pair, s, with_audio=False)
-        fit_src += [x.source for x in more]
-        fit_tgt += [x.target for x in more]
+    for s in fit_splits[:-1]:  # text only: a mini corpus has train's before it speaks it
+        more_src, more_tgt = read_texts(root, pair, s)
+        fit_src += more_src
+        fit_tgt += more_tgt
     fitted = fit_eflomal(fit_src + sources, fit_tgt + targets)[len(fit_src):]
     if path is not None:
         _write_cache(path, {"fields": fields, "links": [pharaoh(x) for x in fitted]})

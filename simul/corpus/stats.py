@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from simul.corpus import check_built, find_split_dir, load
+from simul.corpus import check_built, find_split_dir, load, manifest
 
 SPLITS = ("train", "dev", "tst-COMMON", "tst-HE")
 _PAIR = re.compile(r"[a-z]{2,3}-[a-z]{2,3}")
@@ -38,6 +38,7 @@ def _yaml(split_dir: Path, split: str) -> list[dict]:
 
 def engines(root: str | Path, pair: str, split: str) -> list[str]:
     """The synthesizer of every segment, in corpus order ("" where the yaml names none)."""
+    check_built(root, split)  # a split not spoken yet has no yaml: say how to speak it
     return [e.get("engine", "") for e in _yaml(find_split_dir(root, pair, split), split)]
 
 
@@ -73,16 +74,27 @@ def _progress(items: list, desc: str, unit: str, show: bool):
     return tqdm(items, desc=desc, unit=unit, leave=False)
 
 
+def unspoken(root: str | Path) -> tuple[str, ...]:
+    """The splits of a simul-built corpus at ``root`` that have their text only (not spoken
+    yet: :func:`simul.corpus.mini.build.add_splits`); () for MuST-C."""
+    from simul.corpus.mini.build import built_sizes, built_splits
+
+    found = check_built(root)
+    if found is None:
+        return ()
+    return tuple(s for s in built_sizes(found) if s not in built_splits(found))
+
+
 def info(root: str | Path, pairs: tuple[str, ...] | None = None,
          splits: tuple[str, ...] = SPLITS, progress: bool = False) -> pd.DataFrame:
-    """One row per (pair, split) present under ``root``; ``pairs``: those on disk.
-    ``progress``: a bar on stderr, a step per split read."""
-    check_built(root)
+    """One row per (pair, split) present under ``root`` and spoken; ``pairs``: those on
+    disk. ``progress``: a bar on stderr, a step per split read."""
+    missing = unspoken(root)
     if pairs is None:
         pairs = pairs_on_disk(root)
     present = []
     for pair in pairs:
-        for split in splits:
+        for split in (s for s in splits if s not in missing):
             try:
                 present.append((pair, split, find_split_dir(root, pair, split)))
             except ValueError:
@@ -189,6 +201,15 @@ def main_info(root: str | Path, split: str = "dev", reorder: bool = True,
     from simul.corpus import reordering as r
 
     print(info(root, progress=progress).to_string(index=False), flush=True)
+    missing = unspoken(root)
+    if missing:
+        from simul.corpus import manifest_root
+        from simul.corpus.mini.build import not_built
+
+        base = manifest_root(root)
+        found = manifest.read(base)
+        for name in missing:
+            print(f"{not_built(base, name, found)}; its text is there")
     if not reorder:
         return 0
     table, by_pair = reordering(root, split=split, progress=progress)

@@ -81,6 +81,7 @@ def setup(recipe: dict, workdir: Path, corpus_root=None) -> Setup:
     import sentencepiece as spm
 
     from simul.corpus import DEFAULT_ROOT, load_list
+    from simul.corpus.mini.build import ensure_splits
     from simul.models import prepare, registry
 
     m = recipe["meta"]
@@ -88,6 +89,7 @@ def setup(recipe: dict, workdir: Path, corpus_root=None) -> Setup:
     out = workdir / "shared"
     out.mkdir(parents=True, exist_ok=True)
     pair = m["pair"]
+    ensure_splits(root, ["train", "dev"])  # the mini corpus speaks train when training needs it
     train = load_list(root, pair, "train", with_audio=False)
     target, rest = meta_tasks.split_talks(train, meta_tasks.target_size(
         len(train), len(m["source_tasks"])), seed=m["seed"])

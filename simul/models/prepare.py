@@ -45,7 +45,8 @@ def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
     """Write ``wav.scp``, ``text`` (target), ``src_text`` (source) and ``utt2spk``; with
     several ``speed_factors`` (e.g. 0.9, 1.0, 1.1 for training) one copy of every segment
     per factor, Kaldi-style ids ``sp0.9-<id>``. Without ``audio`` (text tasks) no wav is
-    written and there is no ``wav.scp``. ``gain_db`` (id → dB): each copy's level
+    written and there is no ``wav.scp``. A split of the mini corpus that is not spoken yet
+    (train, by default) is built first. ``gain_db`` (id → dB): each copy's level
     (:func:`simul.models.augment.gain_db`), clipped to full scale (16-bit still: a copy
     40 dB down keeps its speech about 40 dB above the quantization noise, as a quiet
     recording does)."""
@@ -53,6 +54,9 @@ def export_split(corpus_root: str | Path, pair: str, split: str, out_dir: Path,
     done = out_dir / ".done"
     if done.is_file():
         return int(done.read_text())
+    from simul.corpus.mini.build import ensure_splits
+
+    ensure_splits(corpus_root, [split], progress=progress)
     wav_dir = out_dir / "wav"
     wav_dir.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -92,6 +96,9 @@ def export_boundaries(corpus_root: str | Path, pair: str, split: str, out_dir: P
     out = Path(out_dir) / f"{kind}_ends"
     if out.is_file():
         return out
+    from simul.corpus.mini.build import ensure_splits
+
+    ensure_splits(corpus_root, [split], progress=progress)
     rows = []
     for seg in tqdm(load(corpus_root, pair, split, with_audio=False),
                     desc=f"{kind} ends {pair} {split}", unit="seg", disable=not progress):

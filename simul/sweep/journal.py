@@ -153,10 +153,23 @@ def _sha256(paths: Iterable[Path]) -> str:
 
 
 def corpus_checksum(root: Path, pair: str, split: str) -> str:
-    """The manifest's checksum for a simul-built corpus; else the split's text files'."""
+    """The split's checksum: for a simul-built corpus, of its files' checksums in the
+    manifest, so that a split spoken later (train, for training) leaves the others' sweeps
+    and stored records as they were (a manifest from before splits were spoken one by one,
+    without ``splits``: the manifest's own checksum, as sweeps were keyed then); else of
+    the split's text files."""
     for candidate in (Path(root), Path(root).parent):
-        if (candidate / corpus_manifest.NAME).is_file():
-            return corpus_manifest.sha256(candidate / corpus_manifest.NAME)
+        path = candidate / corpus_manifest.NAME
+        if not path.is_file():
+            continue
+        found = json.loads(path.read_text())
+        if "splits" not in found:
+            return corpus_manifest.sha256(path)
+        prefix = find_split_dir(root, pair, split).resolve().relative_to(
+            candidate.resolve()).as_posix() + "/"
+        sums = [f"{rel} {entry['sha256']}" for rel, entry in sorted(found["files"].items())
+                if rel.startswith(prefix)]
+        return "split:" + hashlib.sha256("\n".join(sums).encode()).hexdigest()
     txt = find_split_dir(root, pair, split) / "txt"
     return _sha256(sorted(p for p in txt.iterdir() if p.is_file()))
 

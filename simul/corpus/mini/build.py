@@ -18,14 +18,25 @@ Who speaks what: train, dev and tst-COMMON mix both engines with the same voices
 spoken only by voices that train never uses (held-out espeak-ng variants and a festival
 voice of its own).
 
+Text of every split, speech of the splits asked for: a build plans every split (sentences
+are drawn in order across the splits, and dev's voices are those train's talks drew) and
+writes the text of each (``.en``, the targets, ``.links``), but speaks, and writes the
+``wav/``, ``.yaml`` and ``.align.jsonl`` of, only the splits asked for; ``manifest.json``
+lists them under ``splits``. :func:`add_splits` speaks another split into a built corpus
+later (``simul corpus build --splits train``, or ``simul train`` on a corpus without
+train). The files of a split are the same bytes either way.
+
 The corpus is written into ``<root>.tmp-<pid>`` and renamed into place only when complete,
 with ``manifest.json`` (checksums of every file) written last, so a crash never leaves a
-partial corpus where the reader looks. The audio files of ``en-pt`` and ``en-de`` are hard
-links to those of ``en-es`` (same speech, other target).
+partial corpus where the reader looks; a split added later is spoken there too, moved in,
+and made visible by the manifest that lists it, replaced last. The audio files of ``en-pt``
+and ``en-de`` are hard links to those of ``en-es`` (same speech, other target).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import multiprocessing as mp
 import os
@@ -47,6 +58,7 @@ from simul.corpus.mini import festival, grammar, translate
 from simul.corpus.mini import german as german_mod
 from simul.corpus.mini.festival import Festival, FestivalVoice
 from simul.corpus.mini.speech import TARGET_RATE, Espeak, Voice
+from simul.corpus.mustc import CorpusError
 
 #: Bump when a change to the builder changes its output: the reader then calls a corpus stale.
 BUILDER_VERSION = 3
@@ -63,6 +75,13 @@ def pair_version(pair: str) -> int:
 
 #: Segments per split (each of one to three sentences).
 SPLITS: dict[str, int] = {"train": 12000, "dev": 500, "tst-COMMON": 500, "tst-HE": 400}
+#: The splits that tests and notebooks read: what ``simul corpus build`` speaks by default
+#: (train, nine tenths of the audio, when training needs it).
+EVAL_SPLITS: tuple[str, ...] = ("dev", "tst-COMMON", "tst-HE")
+#: Seconds per segment to speak a split with two workers on the 2-core reference machine,
+#: for the time a build will take: train's 12,000 segments in ≈ 3.3 min, the full build's
+#: 233 s apportioned by the CPU time of its steps (see docs/reference/performance.md).
+SECONDS_PER_SEGMENT = 0.0165
 PAIRS: tuple[str, ...] = ("en-es", "en-pt", "en-de")
 #: Pairs whose targets apertium gives (the others come from the grammar itself).
 APERTIUM_PAIRS: tuple[str, ...] = ("en-es", "en-pt")
@@ -120,6 +139,42 @@ def parse_sizes(text: str) -> dict[str, int]:
             raise ValueError(f"bad size {item!r}: expected SPLIT=N with SPLIT in {list(SPLITS)}")
         sizes[name] = int(value)
     return sizes
+
+
+def parse_splits(text: str) -> tuple[str, ...]:
+    """``"dev,tst-COMMON"`` → the splits to speak, in :data:`SPLITS` order; ``all``: every
+    split; empty: :data:`EVAL_SPLITS`."""
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if not names:
+        return EVAL_SPLITS
+    if names == ["all"]:
+        return tuple(SPLITS)
+    bad = [n for n in names if n not in SPLITS]
+    if bad:
+        raise ValueError(f"--splits: no split {bad[0]!r}: expected 'all' or names from "
+                         f"{', '.join(SPLITS)}")
+    return tuple(s for s in SPLITS if s in names)
+
+
+def built_sizes(manifest: dict) -> dict[str, int]:
+    """The sizes a corpus was built with, in :data:`SPLITS` order, the order the builder
+    plans them in (``manifest.json`` keeps its keys sorted)."""
+    sizes = manifest.get("sizes", {})
+    order = [s for s in SPLITS if s in sizes] + [s for s in sizes if s not in SPLITS]
+    return {s: sizes[s] for s in order}
+
+
+def built_splits(manifest: dict) -> tuple[str, ...]:
+    """The splits of a built corpus that are spoken (audio, yaml, alignments), in
+    :data:`SPLITS` order; a manifest written before splits could be left out lists none
+    and has them all."""
+    spoken = manifest.get("splits", list(manifest.get("sizes", {})))
+    return tuple(s for s in built_sizes(manifest) if s in spoken)
+
+
+def minutes_to_build(segments: int) -> int:
+    """About how many minutes speaking ``segments`` segments takes (at least 1)."""
+    return max(1, round(segments * SECONDS_PER_SEGMENT / 60))
 
 
 def plan_segments(sizes: dict[str, int], seed: int,
@@ -275,22 +330,33 @@ def _round_times(spans: list[list]) -> list[list]:
     return [[label, round(start, 2), round(end, 2)] for label, start, end in spans]
 
 
-def _write_split(pair_dir: Path, split: str, segs: list[dict], src: list[str],
-                 tgt: list[str], tgt_lang: str,
-                 links: list[list[tuple[int, int]]] | None = None) -> None:
+def _write_text(pair_dir: Path, split: str, src: list[str], tgt: list[str], tgt_lang: str,
+                links: list[list[tuple[int, int]]] | None = None) -> None:
+    """A split's text: ``.en``, the target and (German) the gold links, one segment a line."""
     txt = pair_dir / "data" / split / "txt"
     txt.mkdir(parents=True, exist_ok=True)
-    (txt / f"{split}.yaml").write_text("".join(_yaml_line(s) for s in segs))
     (txt / f"{split}.en").write_text("".join(f"{s}\n" for s in src))
     (txt / f"{split}.{tgt_lang}").write_text("".join(f"{t}\n" for t in tgt))
-    with open(txt / f"{split}.align.jsonl", "w") as f:
-        for s in segs:
-            a = s["align"]
-            f.write(json.dumps({"words": _round_times(a["words"]),
-                                "phonemes": _round_times(a["phonemes"])}) + "\n")
     if links is not None:
         (txt / f"{split}.links").write_text(
             "".join(" ".join(f"{i}-{j}" for i, j in pairs) + "\n" for pairs in links))
+
+
+def _write_speech(root: Path, split: str, segs: list[dict]) -> None:
+    """A spoken split's ``.yaml`` and ``.align.jsonl`` in every pair, and its audio, spoken
+    into the first pair's ``wav/``, hard-linked into the others'."""
+    src_wav = root / PAIRS[0] / "data" / split / "wav"
+    for pair in PAIRS:
+        txt = root / pair / "data" / split / "txt"
+        txt.mkdir(parents=True, exist_ok=True)
+        (txt / f"{split}.yaml").write_text("".join(_yaml_line(s) for s in segs))
+        with open(txt / f"{split}.align.jsonl", "w") as f:
+            for s in segs:
+                a = s["align"]
+                f.write(json.dumps({"words": _round_times(a["words"]),
+                                    "phonemes": _round_times(a["phonemes"])}) + "\n")
+        if pair != PAIRS[0]:
+            _link_tree(src_wav, root / pair / "data" / split / "wav")
 
 
 def _segment_german(sentences: tuple[str, ...],
@@ -327,11 +393,30 @@ def _speak(jobs: list[tuple[TalkPlan, Path]], workers: int, progress: bool) -> l
                          disable=not progress))
 
 
+def _speak_splits(talks: list[TalkPlan], splits, root: Path, workers: int,
+                  progress: bool) -> dict[str, list[dict]]:
+    """Speak the talks of ``splits`` into ``root/<first pair>/data/<split>/wav``; each
+    split's segments (yaml fields and alignments), in corpus order."""
+    jobs = []
+    for talk in talks:
+        if talk.split in splits:
+            wav_dir = root / PAIRS[0] / "data" / talk.split / "wav"
+            wav_dir.mkdir(parents=True, exist_ok=True)
+            jobs.append((talk, wav_dir / f"{talk.name}.wav"))
+    results = _speak(jobs, workers, progress) if jobs else []
+    segs_by_split: dict[str, list[dict]] = {s: [] for s in splits}
+    for (talk, _), segs in zip(jobs, results, strict=True):
+        segs_by_split[talk.split] += segs
+    return segs_by_split
+
+
 def build(root: str | Path, *, seed: int = 0, sizes: dict[str, int] | None = None,
-          workers: int | None = None, progress: bool = True) -> dict:
-    """Build the corpus at ``root`` (atomically); return its manifest."""
+          splits=None, workers: int | None = None, progress: bool = True) -> dict:
+    """Build the corpus at ``root`` (atomically): the text of every split of ``sizes``, the
+    speech of ``splits`` (None: of every split); return its manifest."""
     root = Path(root)
     sizes = dict(SPLITS if sizes is None else sizes)
+    spoken = [s for s in sizes if splits is None or s in splits]
     workers = workers or os.cpu_count() or 1
     t0 = time.monotonic()
     tmp = root.with_name(f"{root.name}.tmp-{os.getpid()}")
@@ -342,16 +427,7 @@ def build(root: str | Path, *, seed: int = 0, sizes: dict[str, int] | None = Non
         sentences = [s for split in sizes for seg in segments[split] for s in seg]
         by_sentence = translate.translate(sentences, ("es", "pt"), workers=workers)
         talks = plan_talks(segments, seed)
-        src_dir = tmp / PAIRS[0] / "data"
-        jobs = []
-        for talk in talks:
-            wav_dir = src_dir / talk.split / "wav"
-            wav_dir.mkdir(parents=True, exist_ok=True)
-            jobs.append((talk, wav_dir / f"{talk.name}.wav"))
-        results = _speak(jobs, workers, progress)
-        segs_by_split: dict[str, list[dict]] = {s: [] for s in sizes}
-        for talk, segs in zip(talks, results, strict=True):
-            segs_by_split[talk.split] += segs
+        segs_by_split = _speak_splits(talks, spoken, tmp, workers, progress)
         start = 0
         for split in sizes:
             src = [" ".join(seg) for seg in segments[split]]
@@ -367,19 +443,18 @@ def build(root: str | Path, *, seed: int = 0, sizes: dict[str, int] | None = Non
                 else:
                     done = [_segment_german(seg, german) for seg in segments[split]]
                     tgt, links = [t for t, _ in done], [pairs for _, pairs in done]
-                _write_split(tmp / pair, split, segs_by_split[split], src, tgt, lang, links)
-                if pair != PAIRS[0]:
-                    _link_tree(src_dir / split / "wav", tmp / pair / "data" / split / "wav")
+                _write_text(tmp / pair, split, src, tgt, lang, links)
+            if split in spoken:
+                _write_speech(tmp, split, segs_by_split[split])
             start += n_sent
         info = {
             "builder_version": BUILDER_VERSION,
             "seed": seed,
             "sizes": sizes,
+            "splits": spoken,
             "pairs": list(PAIRS),
             "pair_versions": {pair: pair_version(pair) for pair in PAIRS},
-            "espeak_ng": _espeak_version(),
-            "festival": festival.version(),
-            "sox": _sox_version(),
+            **_tool_versions(),
             "apertium": translate.apertium_version(),
             "build_seconds": round(time.monotonic() - t0, 1),
         }
@@ -390,6 +465,136 @@ def build(root: str | Path, *, seed: int = 0, sizes: dict[str, int] | None = Non
         return manifest
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def add_splits(root: str | Path, splits, *, workers: int | None = None,
+               progress: bool = True) -> dict:
+    """Speak ``splits`` into the corpus at ``root``, built by simul with their text only;
+    return its new manifest (the same as before when they are all spoken already).
+
+    The talks are planned again from the manifest's seed and sizes (sentences and voices,
+    not the targets: apertium is not needed), spoken into ``<root>.tmp-<pid>``, and their
+    ``wav/``, ``.yaml`` and ``.align.jsonl`` moved into ``root``; the manifest, written
+    last, makes them part of the corpus, and no other file changes. Refused, in one line,
+    when the corpus's text is not what its seed plans, or the synthesizers are not those
+    that spoke the other splits (``espeak_ng``, ``festival``, ``sox`` in the manifest). A
+    second process adding the same split waits for the first and finds it done.
+    """
+    root = Path(root)
+    manifest_mod.read(root)  # a missing corpus in one line, before the lock
+    workers = workers or os.cpu_count() or 1
+    with _locked(root):
+        found = manifest_mod.verify(root, builder_version=BUILDER_VERSION)
+        sizes, seed, built = built_sizes(found), found["seed"], built_splits(found)
+        todo = [s for s in sizes if s in splits and s not in built]
+        if not todo:
+            return found
+        t0 = time.monotonic()
+        for field, now in _tool_versions().items():
+            if found.get(field) != now:
+                raise CorpusError(
+                    f"{root / manifest_mod.NAME}: field {field!r} is {found.get(field)!r}, "
+                    f"this machine has {now!r}: {', '.join(todo)} would not sound like the "
+                    "other splits; rebuild the corpus with `simul corpus build --force "
+                    "--splits all`")
+        segments = plan_segments(sizes, seed)
+        for split in todo:
+            _check_source(root, split, seed, segments[split])
+        talks = plan_talks(segments, seed)
+        tmp = root.with_name(f"{root.name}.tmp-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            segs_by_split = _speak_splits(talks, todo, tmp, workers, progress)
+            for split in todo:
+                _write_speech(tmp, split, segs_by_split[split])
+            for split in todo:
+                for pair in PAIRS:
+                    _move_speech(tmp / pair / "data" / split, root / pair / "data" / split)
+            info = {k: v for k, v in found.items() if k != "files"}
+            info["splits"] = [s for s in sizes if s in built or s in todo]
+            info["build_seconds"] = round(found.get("build_seconds", 0)
+                                          + time.monotonic() - t0, 1)
+            return manifest_mod.write(root, info)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def ensure_splits(root: str | Path, splits, *, workers: int | None = None,
+                  progress: bool = True) -> None:
+    """Speak whichever of ``splits`` the simul-built corpus at ``root`` (or above it, for a
+    pair's folder) has not spoken yet, saying so first on stderr: what training calls
+    before it reads train. A corpus simul did not build (MuST-C) is left as it is."""
+    import sys
+
+    from simul.corpus import manifest_root
+
+    base = manifest_root(Path(root))
+    if base is None:
+        return
+    found = manifest_mod.read(base)
+    missing = [s for s in splits if s in found.get("sizes", {}) and s not in built_splits(found)]
+    if not missing:
+        return
+    n = sum(found["sizes"][s] for s in missing)
+    what = f"split {missing[0]} is" if len(missing) == 1 else f"splits {', '.join(missing)} are"
+    print(f"{base}: {what} not built yet: building {'it' if len(missing) == 1 else 'them'} "
+          f"first (≈ {minutes_to_build(n)} min)", file=sys.stderr)
+    add_splits(base, missing, workers=workers, progress=progress)
+
+
+def not_built(root: str | Path, split: str, manifest: dict) -> str:
+    """The one line saying that ``split`` of the corpus at ``root`` is not spoken yet, with
+    the command that speaks it (the corpus's own seed and sizes: other settings would build
+    another corpus) and about how long it takes."""
+    from simul.corpus import DEFAULT_ROOT
+
+    seed, sizes = manifest.get("seed", 0), built_sizes(manifest)
+    options = "" if Path(root).resolve() == DEFAULT_ROOT.resolve() else f" --root {root}"
+    if seed:
+        options += f" --seed {seed}"
+    if sizes != SPLITS:
+        options += " --sizes " + ",".join(f"{k}={v}" for k, v in sizes.items())
+    return (f"{root}: split {split} is not built yet: `simul corpus build{options} --splits "
+            f"{split}` (≈ {minutes_to_build(sizes.get(split, 0))} min)")
+
+
+def _check_source(root: Path, split: str, seed: int, segments: list[tuple[str, ...]]) -> None:
+    """Refuse to speak ``split`` unless the corpus's English is what the seed plans."""
+    path = root / PAIRS[0] / "data" / split / "txt" / f"{split}.en"
+    if not path.is_file() or path.read_text() != "".join(f"{' '.join(seg)}\n"
+                                                         for seg in segments):
+        raise CorpusError(f"{path}: not the English that seed {seed} plans for {split} (built "
+                          "by another builder?); rebuild the corpus with `simul corpus build "
+                          "--force --splits all`")
+
+
+def _move_speech(src: Path, dst: Path) -> None:
+    """Move a split's ``wav/``, ``.yaml`` and ``.align.jsonl`` from ``src`` into ``dst`` (on
+    the same file system), replacing what an add stopped before its manifest left there."""
+    split = dst.name
+    if (dst / "wav").exists():
+        shutil.rmtree(dst / "wav")
+    os.rename(src / "wav", dst / "wav")
+    for name in (f"{split}.yaml", f"{split}.align.jsonl"):
+        os.replace(src / "txt" / name, dst / "txt" / name)
+
+
+@contextlib.contextmanager
+def _locked(root: Path):
+    """Hold an exclusive lock on the directory ``root`` while the block runs (the system
+    releases it if the process dies)."""
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _tool_versions() -> dict[str, str]:
+    """The versions of the programs that make the audio, as the manifest records them."""
+    return {"espeak_ng": _espeak_version(), "festival": festival.version(),
+            "sox": _sox_version()}
 
 
 def _link_tree(src: Path, dst: Path) -> None:
@@ -407,16 +612,17 @@ def _sox_version() -> str:
     return out.stdout.strip()
 
 
-def main_build(root: str | Path, *, seed: int = 0, sizes: str = "", workers: int | None = None,
-               force: bool = False, progress: bool = True) -> int:
-    """``simul corpus build``: build the corpus at ``root`` unless it is up to date (same
-    builder version, seed and sizes, every file as its manifest says)."""
+def main_build(root: str | Path, *, seed: int = 0, sizes: str = "", splits: str = "",
+               workers: int | None = None, force: bool = False, progress: bool = True) -> int:
+    """``simul corpus build``: build the corpus at ``root`` with the text of every split and
+    the speech of ``splits`` (:func:`parse_splits`: the evaluation splits by default), unless
+    it is up to date (same builder version, seed and sizes, every file as its manifest
+    says); a corpus that is, but lacks the speech of a split asked for, gets it added
+    (:func:`add_splits`), its other files untouched."""
     import sys
-    import time
-
-    from simul.corpus import CorpusError
 
     wanted = parse_sizes(sizes or "")
+    asked = parse_splits(splits or "")
     root = Path(root)
     if not force and (root / manifest_mod.NAME).is_file():
         try:
@@ -425,12 +631,22 @@ def main_build(root: str | Path, *, seed: int = 0, sizes: str = "", workers: int
             print(f"rebuilding: {e}", file=sys.stderr)
         else:
             if found.get("seed") == seed and found.get("sizes") == wanted:
-                print(f"{root}: up to date (seed {seed}); --force rebuilds it")
+                missing = [s for s in asked if s not in built_splits(found)]
+                if not missing:
+                    print(f"{root}: up to date (seed {seed}, spoken: "
+                          f"{', '.join(built_splits(found))}); --force rebuilds it")
+                    return 0
+                t0 = time.monotonic()
+                add_splits(root, missing, workers=workers, progress=progress)
+                print(f"added {', '.join(missing)} to {root} in {time.monotonic() - t0:.0f} s")
                 return 0
             print(f"{root}: built with other settings; rebuilding", file=sys.stderr)
     t0 = time.monotonic()
-    build(root, seed=seed, sizes=wanted, workers=workers, progress=progress)
-    print(f"built {root} in {time.monotonic() - t0:.0f} s")
+    build(root, seed=seed, sizes=wanted, splits=asked, workers=workers, progress=progress)
+    text_only = [s for s in wanted if s not in asked]
+    print(f"built {root} in {time.monotonic() - t0:.0f} s (spoken: {', '.join(asked)}"
+          + (f"; text only: {', '.join(text_only)}, `--splits all` speaks it too)"
+             if text_only else ")"))
     return 0
 
 
@@ -438,4 +654,7 @@ def main_verify(root: str | Path) -> int:
     """``simul corpus verify``: every file of the corpus at ``root`` against its manifest."""
     found = manifest_mod.verify(Path(root), builder_version=BUILDER_VERSION, deep=True)
     print(f"{root}: {len(found['files'])} files match manifest.json")
+    for split in built_sizes(found):
+        if split not in built_splits(found):
+            print(not_built(root, split, found))
     return 0
