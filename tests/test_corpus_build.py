@@ -222,13 +222,13 @@ def test_train_spoken_later_gives_the_files_of_a_build_with_all_splits(tiny, eva
     assert len(load_list(eval_only, "en-de", "dev")) == 5
 
     # reading train says how to speak it, in one line; the command line exits 2
-    line = (f"{eval_only}: split train is not built yet: `simul corpus build --root "
+    line = (f"{eval_only}: split train is not built yet: `simul corpus build --corpus "
             f"{eval_only} --seed 3 --sizes {TINY_OPTION} --splits train` (≈ 1 min)")
     with pytest.raises(CorpusError) as e:
         load_list(eval_only, "en-es", "train", with_audio=False)
     assert str(e.value) == line
     capsys.readouterr()
-    assert cli.main(["corpus", "simuleval", "--root", str(eval_only), "--split", "train",
+    assert cli.main(["corpus", "simuleval", "--corpus", str(eval_only), "--split", "train",
                      "--out", str(tmp_path / "se")]) == 2
     assert capsys.readouterr().err == f"simul: error: {line}\n"
     assert not (tmp_path / "se").exists()
@@ -238,7 +238,7 @@ def test_train_spoken_later_gives_the_files_of_a_build_with_all_splits(tiny, eva
     shutil.copytree(eval_only, root)
     before = {rel: os.stat(root / rel) for rel in part}
     dev_key = corpus_checksum(root, "en-es", "dev")
-    argv = ["corpus", "build", "--root", str(root), "--seed", "3", "--sizes", TINY_OPTION,
+    argv = ["corpus", "build", "--corpus", str(root), "--seed", "3", "--sizes", TINY_OPTION,
             "--workers", "2", "--quiet"]
     assert cli.main([*argv, "--splits", "train"]) == 0
     assert _files(root) == full
@@ -314,7 +314,7 @@ def test_readers_of_train_text_and_statistics_on_a_corpus_without_its_speech(eva
     assert table["split"].tolist() == ["dev", "tst-COMMON", "tst-HE"]
     assert stats.main_info(eval_only) == 0  # the table, then the reordering of dev
     lines = capsys.readouterr().out.splitlines()
-    assert (f"{eval_only}: split train is not built yet: `simul corpus build --root "
+    assert (f"{eval_only}: split train is not built yet: `simul corpus build --corpus "
             f"{eval_only} --seed 3 --sizes {TINY_OPTION} --splits train` (≈ 1 min); its text "
             "is there") in lines
     assert sum("eflomal (fitted on train+dev)" in line for line in lines) == 2  # es, pt

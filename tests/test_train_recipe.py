@@ -10,6 +10,14 @@ import soundfile as sf
 from simul.models import prepare, train
 
 
+
+def _augment_options(aug, out_dir, wav_scp, **_):
+    """What :func:`simul.models.augment.prepare` returns, without simulating anything: the
+    ESPnet options a recipe with ``simul.augment`` trains with."""
+    return {"rir_scp": str(out_dir / "rir.scp"), "rir_apply_prob": aug["rir_prob"],
+            "noise_scp": str(out_dir / "noise.scp"), "noise_apply_prob": aug["noise_prob"],
+            "noise_db_range": "{:g}_{:g}".format(*aug["snr_db"])}
+
 def test_overrides_change_one_run_and_leave_the_recipe_alone():
     recipe = train.load_recipe("blstm_char_en-es")
     out = train.apply_overrides(recipe, ["espnet.specaug=null",
@@ -89,6 +97,7 @@ def test_simultaneous_training_gets_the_runs_units(tmp_path, monkeypatch):
     tokens = tmp_path / "tokens.txt"
     tokens.write_text("<blank>\n<unk>\n▁a\n<sos/eos>\n")
     monkeypatch.setattr(prepare, "export_split", lambda *a, **k: 0)
+    monkeypatch.setattr(train.augment, "prepare", _augment_options)
     monkeypatch.setattr(train, "_tokens", lambda *a, **k: ("bpe", tokens, None))
     monkeypatch.setattr(train, "init_params", lambda *a, **k: [])
     children = []
@@ -123,6 +132,7 @@ def test_every_recipe_builds_its_espnet_model(name, tmp_path, monkeypatch):
     tokens.write_text("\n".join(["<blank>", "<unk>", "▁a", "b", "<space>", "c", "d", "e", "f",
                                  "<sos/eos>"]) + "\n")
     monkeypatch.setattr(prepare, "export_split", lambda *a, **k: 0)
+    monkeypatch.setattr(train.augment, "prepare", _augment_options)
     monkeypatch.setattr(prepare, "export_boundaries", lambda *a, **k: None)
     monkeypatch.setattr(train, "_tokens", lambda *a, **k: ("bpe", tokens, None))
     monkeypatch.setattr(train, "init_params", lambda *a, **k: [])
@@ -166,6 +176,7 @@ def test_oracle_pre_decision_training_reads_the_boundaries(tmp_path, monkeypatch
     tokens.write_text("<blank>\n<unk>\n▁a\n<sos/eos>\n")
     exported = []
     monkeypatch.setattr(prepare, "export_split", lambda *a, **k: 0)
+    monkeypatch.setattr(train.augment, "prepare", _augment_options)
     monkeypatch.setattr(prepare, "export_boundaries",
                         lambda root, pair, split, out, kind, **k: exported.append((split, kind)))
     monkeypatch.setattr(train, "_tokens", lambda *a, **k: ("bpe", tokens, None))

@@ -549,7 +549,7 @@ def not_built(root: str | Path, split: str, manifest: dict) -> str:
     from simul.corpus import DEFAULT_ROOT
 
     seed, sizes = manifest.get("seed", 0), built_sizes(manifest)
-    options = "" if Path(root).resolve() == DEFAULT_ROOT.resolve() else f" --root {root}"
+    options = "" if Path(root).resolve() == DEFAULT_ROOT.resolve() else f" --corpus {root}"
     if seed:
         options += f" --seed {seed}"
     if sizes != SPLITS:
