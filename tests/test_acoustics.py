@@ -201,3 +201,18 @@ def test_a_conditioned_split_is_its_split_heard_under_the_condition():
         DEFAULT_ROOT, "en-de", "tst-COMMON")
     with pytest.raises(CorpusError, match="condition"):
         find_split_dir(DEFAULT_ROOT, "en-de", "tst-COMMON@rt60")
+
+
+def test_the_robustness_table_divides_by_clean_bleu_and_marks_the_bars():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "benchmarks" / "robustness.py"
+    spec = importlib.util.spec_from_file_location("robustness", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    row = {"model": "m", "tst-COMMON": 50.0, "tst-COMMON@snr=10": 45.0,
+           "tst-COMMON@gain=-30": 30.0, "tst-HE": 40.0, "seconds": 1.0}
+    (shown,) = bench.table([row]).to_dict("records")
+    assert shown == {"model": "m", "tst-COMMON": 50.0, "snr=10": "0.90",  # bar 0.8: met
+                     "gain=-30": "0.60 ✗", "tst-HE": "0.80 ✗"}  # bars 0.7 and 0.85: missed

@@ -10,7 +10,6 @@ import soundfile as sf
 from simul.models import prepare, train
 
 
-
 def _augment_options(aug, out_dir, wav_scp, **_):
     """What :func:`simul.models.augment.prepare` returns, without simulating anything: the
     ESPnet options a recipe with ``simul.augment`` trains with."""
