@@ -190,3 +190,16 @@ def test_oracle_pre_decision_training_reads_the_boundaries(tmp_path, monkeypatch
         data = [a for a in args if a.endswith(",text_float")]
         assert [d.split("/")[-2:] for d in data] == [["train", "word_ends,block_ms,text_float"],
                                                      ["dev", "word_ends,block_ms,text_float"]]
+
+
+def test_normalize_from_without_statistics_fails_before_any_export(tmp_path, monkeypatch):
+    from simul.models import registry
+
+    (tmp_path / "models" / "parent").mkdir(parents=True)  # a model with no feats_stats.npz
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path / "models")
+    monkeypatch.setattr(prepare, "export_split", lambda *a, **k: pytest.fail("exported"))
+    recipe = train.load_recipe("conformer_bpe_en-es")
+    recipe["simul"]["normalize_from"] = {"model": "parent"}
+    monkeypatch.setattr(train, "load_recipe", lambda name: recipe)
+    with pytest.raises(ValueError, match=r"normalize_from: .*parent/feats_stats\.npz is missing"):
+        train.train("conformer_bpe_en-es", workdir=tmp_path / "run", progress=False)

@@ -275,6 +275,16 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
                          "with the same recipe and --set options, or choose another --workdir")
     as_run.write_text(text)
 
+    stats_from = None  # checked before any export, so a wrong start fails at once
+    keep = recipe["simul"].get("normalize_from")
+    if keep is not None and task != "mt":
+        if not isinstance(keep, dict):
+            raise ValueError(f"recipe {name}: simul.normalize_from: {{model: M[, commit: C]}}, "
+                             f"got {keep!r}")
+        stats_from = model_source(keep, name, workdir) / "feats_stats.npz"
+        if not stats_from.is_file():
+            raise ValueError(f"recipe {name}: simul.normalize_from: {{model: M[, commit: C]}} "
+                             f"with a feats_stats.npz; {stats_from} is missing")
     factors = tuple(recipe["simul"].get("speed_perturb") or (1.0,))
     aug = augment.spec(recipe["simul"].get("augment"), name)
     train_dir = "train" if factors == (1.0,) else "train_sp"
@@ -354,15 +364,7 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
 
     if task != "mt":  # 4 (text has no feature statistics)
         conf["normalize_conf"] = {"stats_file": str(stats_file)}
-    keep = recipe["simul"].get("normalize_from")
-    if keep is not None and task != "mt":  # a fine-tune keeps its parent's input scale
-        if not isinstance(keep, dict):
-            raise ValueError(f"recipe {name}: simul.normalize_from: {{model: M[, commit: C]}}, "
-                             f"got {keep!r}")
-        stats_from = model_source(keep, name, workdir) / "feats_stats.npz"
-        if not stats_from.is_file():
-            raise ValueError(f"recipe {name}: simul.normalize_from: {{model: M[, commit: C]}} "
-                             f"with a feats_stats.npz; {stats_from} is missing")
+    if stats_from is not None:  # a fine-tune keeps its parent's input scale
         conf["normalize_conf"] = {"stats_file": str(stats_from)}
     (workdir / "train_config.yaml").write_text(yaml.safe_dump(conf, sort_keys=False))
     exp = workdir / "exp"
