@@ -47,7 +47,7 @@ $(VENV)/.setup-done: pyproject.toml requirements/constraints.txt requirements/es
 	$(PIP) -c requirements/constraints.txt Cython  # builds eflomal (sdist only), no isolation
 	$(PIP) -c requirements/constraints.txt --no-build-isolation -e '.[dev,lab,hub]'
 	$(PIP) -c requirements/constraints.txt -r requirements/docs.txt
-	$(PY) -m simul.envcheck
+	$(PY) -m simul.commands.envcheck
 	touch $@
 
 # The embedded mini corpus (git-ignored); a no-op when it is up to date.

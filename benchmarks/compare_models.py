@@ -4,7 +4,7 @@ with paired-bootstrap intervals: the measurement behind a recipe ablation.
 The first model is the control (e.g. a run continued with the recipe as it is); every other
 one (a run with one change: speed perturbation, SpecAugment off, ...) is compared with it on
 the same segments: BLEU(model) − BLEU(control), its 95 % interval from sacrebleu-style
-paired resampling (:func:`simul.claims.bleu_difference`) and the verdict (holds: the change
+paired resampling (:func:`simul.analysis.claims.bleu_difference`) and the verdict (holds: the change
 helps; contradicted: it hurts; undecided). Models are shipped names or directories packed
 with ``simul models pack ... --out-root DIR``.
 
@@ -20,7 +20,7 @@ import os
 import pandas as pd
 from offline_by_engine import SPLITS, split_records  # benchmarks/, beside this script
 
-from simul.claims import bleu_difference
+from simul.analysis.claims import bleu_difference
 from simul.metrics.quality import corpus_quality
 from simul.models.loader import load
 

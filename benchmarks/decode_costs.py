@@ -19,9 +19,9 @@ import torch
 
 from simul import corpus
 from simul.corpus import DEFAULT_ROOT
+from simul.decoding.simulate import simulate
 from simul.models.loader import load
 from simul.policies import make
-from simul.simulate import simulate
 
 
 def _timed(obj, name: str, totals: dict) -> None:

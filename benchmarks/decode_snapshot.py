@@ -8,7 +8,8 @@ one after, and compare::
     python benchmarks/decode_snapshot.py write /tmp/after
     python benchmarks/decode_snapshot.py compare /tmp/before /tmp/after
 
-Every decode goes through the command line (``simul.cli.main``), in one process so ESPnet is
+Every decode goes through the command line (``simul.commands.cli.main``), in one process so ESPnet
+is
 imported once. ``elapsed`` (compute time) and ``device`` are left out of the comparison, and
 the wav paths are compared from the corpus root on.
 """
@@ -20,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from simul.cli import main as simul
+from simul.commands.cli import main as simul
 
 # the ordinary low-latency settings of every speech-translation policy, and offline
 SETTINGS = [

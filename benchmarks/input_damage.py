@@ -10,7 +10,8 @@ tst-COMMON fed as ``simul stream --wav`` feeds a file (through a fresh level con
   (all of them made up; BLEU is not defined).
 
 Prints one row per condition: BLEU, words written per segment, the fraction of samples
-clipped (:func:`simul.level.clipped_fraction`). ``simul.live.INPUT_COSTS`` and the table in
+clipped (:func:`simul.decoding.level.clipped_fraction`). ``simul.decoding.live.INPUT_COSTS`` and
+the table in
 ``docs/reference/streaming.md`` quote it.
 
     python benchmarks/input_damage.py [--model conformer_bpe_en-es] [--segments 20] \
@@ -29,12 +30,12 @@ import soxr
 from input_level import levelled  # benchmarks/, beside this script
 
 from simul.corpus import DEFAULT_ROOT, SAMPLE_RATE, load_list
-from simul.level import clipped_fraction
+from simul.decoding.level import clipped_fraction
+from simul.decoding.simulate import simulate
 from simul.metrics.quality import corpus_quality
 from simul.models import registry
 from simul.models.loader import load as load_model
 from simul.policies import make
-from simul.simulate import simulate
 
 NARROW_RATE = 8000
 

@@ -1,5 +1,5 @@
 """Offline greedy BLEU of a model on the first segments of tst-COMMON with the audio scaled,
-without and with ``simul stream``'s level control (:class:`simul.level.LevelControl`); and
+without and with ``simul stream``'s level control (:class:`simul.decoding.level.LevelControl`); and
 the speech level of the corpus, the control's target.
 
 The models have heard the corpus at its own level only (global mean-variance normalisation
@@ -25,13 +25,13 @@ import numpy as np
 import pandas as pd
 import soundfile as sf
 
-from simul import level
 from simul.corpus import DEFAULT_ROOT, load, load_list, stats
+from simul.decoding import level
+from simul.decoding.simulate import simulate
 from simul.metrics.quality import corpus_quality
 from simul.models import registry
 from simul.models.loader import load as load_model
 from simul.policies import make
-from simul.simulate import simulate
 
 SCALES = (1.0, 0.3, 0.1, 0.03)
 SPLITS = ("train", "dev", "tst-COMMON", "tst-HE")
@@ -85,7 +85,7 @@ def bleu_by_scale(model_name: str, segments: int, scales: list[float], levels: l
 
 
 def corpus_level(pair: str, splits: list[str]) -> pd.DataFrame:
-    """Speech level (:func:`simul.level.speech_level_dbfs`) of every talk of each split,
+    """Speech level (:func:`simul.decoding.level.speech_level_dbfs`) of every talk of each split,
     by synthesizer: the energy mean over all its talks' speech frames, and the range of
     the talks' levels."""
     rows = []

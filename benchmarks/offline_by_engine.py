@@ -17,7 +17,7 @@ import time
 import pandas as pd
 
 from simul.corpus import DEFAULT_ROOT, stats
-from simul.decode_split import offline_records
+from simul.decoding.decode_split import offline_records
 from simul.metrics.quality import corpus_quality
 from simul.models import registry
 from simul.models.loader import load

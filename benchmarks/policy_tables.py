@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from simul import sweep, tables
+from simul import sweep
+from simul.analysis import tables
 
 BENCHMARKS = Path(__file__).resolve().parent
 PAIRS = ("en-es", "en-de")

@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from simul import reproduce as reproduce_module
+from simul.commands import reproduce as reproduce_module
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = tuple(nb.name for nb in reproduce_module.NOTEBOOKS)

@@ -15,12 +15,14 @@
    single-utterance decoding uses every core (``--cost-threads``), as a live system would,
    since its latency is what the computation-aware metrics charge.
 3. That LA-2 setting with ESPnet's beam search as it is and with simul's (cached Transformer
-   scoring, exact early stop, :mod:`simul.models.decoder_scorers`): wall time, CA overhead,
+   scoring, exact early stop, :mod:`simul.models.extensions.decoder_scorers`): wall time, CA
+   overhead,
    and whether the units are identical.
 4. Papi et al. 2022's grid on the en-de Conformer, decoded as a sweep decodes it, with
    ESPnet's greedy Transformer steps and with simul's (the source attention's keys and
-   values made once per encoder output, :func:`simul.models.decoder_scorers.transformer_score`;
-   settings resuming each other's steps, :class:`simul.models.espnet_st.PrefixMemory`):
+   values made once per encoder output,
+   :func:`simul.models.extensions.decoder_scorers.transformer_score`;
+   settings resuming each other's steps, :class:`simul.models.adapters.espnet_st.PrefixMemory`):
    wall time, and whether the units and delays are identical.
 
 Ratios are measured in one run on one machine; they are printed, never asserted. Every
@@ -109,7 +111,7 @@ def where_time_goes(model: str, pair: str, utterances: int, corpus: Path, policy
     them. Every call a naive run makes is computed, so ``charged / computed`` seconds bounds
     what sharing can gain on this grid."""
     from simul import corpus as corpora
-    from simul.simulate import simulate
+    from simul.decoding.simulate import simulate
     from simul.sweep.calls import SharedCalls
 
     print(f"\n## Where the shared grid's time goes: {model}, {utterances} tst-COMMON segments")
@@ -165,9 +167,9 @@ def beam_search(model: str, pair: str, utterances: int, corpus: Path) -> None:
     """LA-2 at 1 s chunks with ESPnet's beam search as it is, then with simul's (key/value
     cached Transformer scoring, exact early stop): same units, less computation."""
     from simul import corpus as corpora
+    from simul.decoding.simulate import simulate
     from simul.metrics.score import score_records
     from simul.policies import make
-    from simul.simulate import simulate
 
     print(f"\n## Beam search inside a policy: {model}, LA-2 at 1 s chunks (beam 5), "
           f"{utterances} tst-COMMON segments")
@@ -206,7 +208,7 @@ def greedy_steps(model: str, pair: str, utterances: int, corpus: Path) -> None:
         word_ms = papi2022.corpus_word_ms(corpus, pair, "tst-COMMON")  # as the notebook
         spec = Spec.load(papi2022.spec(model, pair, "tst-COMMON", str(Path(tmp) / "out"),
                                        word_ms=word_ms, corpus=corpus))
-    from simul.models import decoder_scorers
+    from simul.models.extensions import decoder_scorers
 
     ref = sweep.resolve_model(model)
     adapter = executors._model(ref)  # the adapter decode_utterance uses in this process

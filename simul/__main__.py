@@ -1,3 +1,3 @@
-from simul.cli import main
+from simul.commands.cli import main
 
 raise SystemExit(main())

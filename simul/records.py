@@ -56,7 +56,7 @@ class Record:
     # encoded in one batch, each encode charged the time of encoding its prefix alone);
     # 1: decoded alone, as every record written before the field existed
     lockstep: int = 1
-    # "speech": delays, elapsed and source_length in ms of audio; "text" (simul.text): the
+    # "speech": delays, elapsed and source_length in ms of audio; "text" (simul.decoding.text): the
     # source arrived a word at a time, and they count source words, as SimulEval's
     # text-to-text evaluation does (no elapsed: SimulEval has no computation-aware latency
     # for text input)

@@ -1,4 +1,4 @@
-"""Rooms, noise and level (simul.corpus.acoustics, conditions; simul.models.augment).
+"""Rooms, noise and level (simul.corpus.acoustics, conditions; simul.models.training.augment).
 
 The mixing is checked against ESPnet's own preprocessor, which mixes while training: a test
 condition must mean what the same words mean in a training recipe."""
@@ -9,7 +9,7 @@ import soundfile as sf
 
 from simul.corpus import acoustics, conditions
 from simul.corpus.mustc import CorpusError
-from simul.models import augment
+from simul.models.training import augment
 
 
 def _speech(seconds=2.0, seed=0):

@@ -273,7 +273,7 @@ def test_claims_segments_rescore_the_pooled_rate(tmp_path, monkeypatch):
     # anticipate (Danke's source words end at 300 and 600 ms), 7/7
     import pandas as pd
 
-    from simul.claims import ANTICIPATION, Segments, bootstrap, difference
+    from simul.analysis.claims import ANTICIPATION, Segments, bootstrap, difference
 
     _fitted(monkeypatch, [])
     wav_dir = _split(tmp_path, links=False)

@@ -7,8 +7,8 @@ both searches on many cases, for ESPnet's list and batched implementations."""
 import pytest
 import torch
 
+from simul.models.adapters.espnet_st import _prefix_search_class
 from simul.models.espnet_env import import_espnet
-from simul.models.espnet_st import _prefix_search_class
 
 VOCAB, SOS_EOS = 12, 11
 

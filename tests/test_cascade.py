@@ -10,12 +10,12 @@ import pytest
 import torch
 
 from simul import sweep
+from simul.decoding.simulate import simulate
 from simul.models import loader
-from simul.models.cascade import Cascade, SpeechASR, TextMT, is_cascade
-from simul.models.espnet_st import Encoded, Hyp, ModelError
+from simul.models.adapters.cascade import Cascade, SpeechASR, TextMT, is_cascade
+from simul.models.adapters.espnet_st import Encoded, Hyp, ModelError
 from simul.policies import make
 from simul.policies.cascade import CascadeWaitK, common_prefix
-from simul.simulate import simulate
 from tests.conftest import CASCADE_CHARS as CHARS
 from tests.test_simulate import segment
 
@@ -119,7 +119,7 @@ def test_bad_settings_are_refused(settings, field):
 
 
 def test_on_an_end_to_end_model_it_says_it_needs_a_cascade(tiny_model_dir, speech):
-    from simul.models.espnet_st import ESPnetST
+    from simul.models.adapters.espnet_st import ESPnetST
 
     with pytest.raises(ValueError, match="policy cascade runs on a cascade of an ASR and an "
                        "MT model .*; this model is an end-to-end speech-translation model"):

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from simul.claims import Evidence, bleu_difference, mean_difference
+from simul.analysis.claims import Evidence, bleu_difference, mean_difference
 
 REFS = ["el gato negro duerme en la casa grande .",
         "mi hermano come una manzana roja hoy .",
@@ -181,7 +181,7 @@ def rows(tmp_path):
 
 
 def test_segments_rescore_the_rows_as_score_records_does(rows):
-    from simul.claims import Segments
+    from simul.analysis.claims import Segments
     from simul.metrics.score import score_records
     from simul.records import read
 
@@ -201,7 +201,7 @@ def test_segments_of_two_pairs_score_each_against_its_own_references(tmp_path):
     import pandas as pd
     import sacrebleu
 
-    from simul.claims import Segments, bootstrap, difference
+    from simul.analysis.claims import Segments, bootstrap, difference
     from simul.records import Record, write
 
     german = ["eins zwei drei vier", "fünf sechs sieben acht", "neun zehn elf zwölf"]
@@ -226,7 +226,7 @@ def test_segments_of_two_pairs_score_each_against_its_own_references(tmp_path):
 
 
 def test_bootstrap_of_a_difference_between_two_settings(rows):
-    from simul.claims import bootstrap, difference
+    from simul.analysis.claims import bootstrap, difference
 
     e = bootstrap(rows, difference({"setting": "early"}, {"setting": "late"}, "AL"),
                   claimed="greater")
@@ -240,7 +240,7 @@ def test_bootstrap_of_a_difference_between_two_settings(rows):
 
 
 def test_weakest_step_along_a_grid(rows):
-    from simul.claims import bootstrap, weakest_step
+    from simul.analysis.claims import bootstrap, weakest_step
 
     grid = rows[rows.setting != "wrong"]
     # AL steps from k=1 to 2 and 2 to 3: |X|/4 and 5|X|/8 per segment; the smallest is the
@@ -260,8 +260,8 @@ def test_resamples_computed_in_worker_processes_are_those_computed_here(rows, mo
 
     import numpy as np
 
-    from simul import claims
-    from simul.claims import resampling as boot
+    from simul.analysis import claims
+    from simul.analysis.claims import resampling as boot
 
     data = claims.Segments(rows[rows.setting != "wrong"], metrics=("AL",))
     statistic = claims.weakest_step(by="param_s", along="param_k")
@@ -291,7 +291,7 @@ def test_resamples_computed_in_worker_processes_are_those_computed_here(rows, mo
 
 
 def test_settings_on_other_segments_are_refused(rows, tmp_path):
-    from simul.claims import Segments
+    from simul.analysis.claims import Segments
     from simul.records import Record, write
 
     other = write([Record(index=0, prediction="a", delays=[10.0], elapsed=[],
@@ -304,7 +304,7 @@ def test_settings_on_other_segments_are_refused(rows, tmp_path):
 
 
 def test_claims_table_has_verdicts(tmp_path):
-    from simul.claims import Claim, Evidence, report
+    from simul.analysis.claims import Claim, Evidence, report
 
     table = report([Claim.measured("X-1", "B beats A", Evidence(2.0, -1.0, 5.0, 40, "greater")),
                     Claim("X-2", "CA ≥ NCA everywhere", False, "one setting below")], tmp_path)
@@ -319,7 +319,7 @@ def test_claims_table_has_verdicts(tmp_path):
 def test_curve_gap_within_a_latency_range():
     import pandas as pd
 
-    from simul.claims import curve_gap
+    from simul.analysis.claims import curve_gap
 
     a = pd.DataFrame({"AL": [0, 100], "BLEU": [10.0, 20.0]})
     b = pd.DataFrame({"AL": [0, 100], "BLEU": [10.0, 10.0]})
@@ -339,7 +339,7 @@ def test_nothing_to_compare_is_undecided():
 
 
 def test_a_quick_run_does_not_decide_what_needs_the_full_run(tmp_path):
-    from simul.claims import QUICK_UNDECIDED, Claim, report
+    from simul.analysis.claims import QUICK_UNDECIDED, Claim, report
 
     found = [Claim.measured("X-AL", "AL grows with k", Evidence(-300.0, -500.0, -100.0, 4,
                                                                 "greater"),
@@ -364,7 +364,7 @@ def test_a_quick_run_does_not_decide_what_needs_the_full_run(tmp_path):
 def test_a_claims_table_says_why_an_interval_is_missing(tmp_path):
     import pandas as pd
 
-    from simul.claims import Claim, evaluate, report
+    from simul.analysis.claims import Claim, evaluate, report
 
     point = evaluate(pd.DataFrame({"AL": [1.0, 3.0]}), lambda r: r.AL.diff().iloc[-1],
                      claimed="greater")  # rows without records: a point estimate
@@ -381,8 +381,8 @@ def test_a_claims_table_says_why_an_interval_is_missing(tmp_path):
 
 
 def test_the_run_summary_counts_what_a_quick_run_left_undecided(tmp_path):
-    from simul import reproduce
-    from simul.claims import Claim, report
+    from simul.analysis.claims import Claim, report
+    from simul.commands import reproduce
 
     report([Claim.measured("T-k", "AL grows with k", Evidence(-834.0, -1459.0, -100.0, 4,
                                                               "greater"),

@@ -11,7 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simul.claims import Finding, curve_gap, difference, mean_step, resample_segments, weakest_step
+from simul.analysis.claims import (
+    Finding,
+    curve_gap,
+    difference,
+    mean_step,
+    resample_segments,
+    weakest_step,
+)
 from simul.records import Record, write
 
 N = 30
@@ -20,7 +27,7 @@ N = 30
 
 @pytest.fixture(autouse=True)
 def fewer_resamples(monkeypatch):
-    from simul.claims import resampling
+    from simul.analysis.claims import resampling
 
     monkeypatch.setattr(resampling, "RESAMPLES", 300)  # a quick run's order: 2 cores
     monkeypatch.setattr(resampling, "WORKERS", 1)

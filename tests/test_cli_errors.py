@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from simul import cli, records
+from simul import records
+from simul.commands import cli
 from simul.metrics.score import score_records
 from simul.records import Record
 from tests.test_mustc import PAIR, SPLIT, make_corpus

@@ -10,11 +10,11 @@ import pytest
 import yaml
 
 from simul import sweep
-from simul.claims import BLEU_MARGIN
+from simul.analysis.claims import BLEU_MARGIN
+from simul.analysis.tables import pareto_front
 from simul.papers import compare_policies as compare
 from simul.policies import registry
 from simul.records import Record, write
-from simul.tables import pareto_front
 
 
 @pytest.mark.parametrize("unit", ["bpe", "char"])

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from simul import claims, confirm, sweep
+from simul import sweep
+from simul.analysis import claims
+from simul.commands import confirm
 from simul.corpus import load_list
 from simul.metrics.score import score_records
 from simul.records import read

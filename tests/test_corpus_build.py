@@ -202,7 +202,7 @@ def test_train_spoken_later_gives_the_files_of_a_build_with_all_splits(tiny, eva
     import os
     import shutil
 
-    from simul import cli
+    from simul.commands import cli
     from simul.sweep.journal import corpus_checksum
 
     full, part = _files(tiny), _files(eval_only)
@@ -265,7 +265,7 @@ def test_train_spoken_later_gives_the_files_of_a_build_with_all_splits(tiny, eva
 def test_training_speaks_train_first(eval_only, tmp_path, capsys):
     import shutil
 
-    from simul.models import prepare
+    from simul.models.training import prepare
 
     root = tmp_path / "mini"
     shutil.copytree(eval_only, root)

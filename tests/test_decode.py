@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from simul import cli, decode_split, live
 from simul import records as records_io
+from simul.commands import cli
+from simul.decoding import decode_split, live
 from simul.models import loader, registry
 from simul.records import Record
 from simul.sweep.spec import Spec, SweepError

@@ -5,8 +5,9 @@ import torch
 
 from simul import corpus
 from simul.corpus import DEFAULT_ROOT
-from simul.models import decoder_scorers, loader
-from simul.models.espnet_st import ESPnetST
+from simul.models import loader
+from simul.models.adapters.espnet_st import ESPnetST
+from simul.models.extensions import decoder_scorers
 from tests.conftest import make_tiny_model
 
 
@@ -131,7 +132,7 @@ def test_prefix_memory_resumes_bit_for_bit(adapter, speech):
     1 ms per reading: 1 ms a step), and computes what decoding from scratch computes."""
     import itertools
 
-    from simul.models.espnet_st import PrefixMemory
+    from simul.models.adapters.espnet_st import PrefixMemory
 
     ticks = itertools.count()
     charged = []

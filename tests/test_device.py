@@ -15,14 +15,15 @@ import pytest
 import torch
 import yaml
 
-from simul import cli, reproduce, sweep
+from simul import sweep
+from simul.commands import cli, reproduce
+from simul.decoding.session import Session
+from simul.decoding.simulate import simulate
 from simul.models import device as devices
 from simul.models import loader
 from simul.papers import notebook
 from simul.policies import make
 from simul.records import Record, read, write, write_simuleval_dir
-from simul.session import Session
-from simul.simulate import simulate
 from simul.sweep import executors, journal, store
 from simul.sweep.calls import SharedCalls
 from tests.test_mustc import PAIR, SPLIT, make_corpus
@@ -144,7 +145,7 @@ def test_decode_cli_refuses_cuda_before_loading(no_cuda, monkeypatch, capsys, tm
     assert f"simul: error: --device cuda: {NO_CUDA}" in capsys.readouterr().err
     assert loaded == [] and not out.exists()
 
-    from simul import decode_split
+    from simul.decoding import decode_split
 
     monkeypatch.setattr(decode_split, "records", lambda *a, **kw: [
         Record(index=0, prediction="a", delays=[1.0], elapsed=[1.0], prediction_length=1,

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
+from simul.models.adapters.espnet_st import ESPnetST, ModelError
 from simul.models.espnet_env import import_espnet
-from simul.models.espnet_st import ESPnetST, ModelError
 
 
 def speech2text(model_dir, beam):

@@ -1,4 +1,4 @@
-"""The transformers Speech2Text adapter (simul.models.hf_s2t) against the library's own
+"""The transformers Speech2Text adapter (simul.models.adapters.hf_s2t) against the library's own
 ``generate``, and every policy it serves, on a tiny random model in the published layout
 (tests/hub_models.py): decoded streamed in chunks of any size as whole, never hearing the
 audio it has not read; what it cannot serve refused in one line."""
@@ -12,13 +12,13 @@ import torch
 pytest.importorskip("transformers", reason="the hub extra: pip install 'simul[hub]'")
 
 from simul.corpus import Alignment  # noqa: E402
+from simul.decoding.session import Session  # noqa: E402
+from simul.decoding.simulate import simulate  # noqa: E402
 from simul.models import loader, registry  # noqa: E402
-from simul.models.espnet_st import ModelError  # noqa: E402
-from simul.models.hf_s2t import HFSpeech2Text  # noqa: E402
+from simul.models.adapters.espnet_st import ModelError  # noqa: E402
+from simul.models.adapters.hf_s2t import HFSpeech2Text  # noqa: E402
 from simul.policies import make  # noqa: E402
 from simul.policies import registry as policies  # noqa: E402
-from simul.session import Session  # noqa: E402
-from simul.simulate import simulate  # noqa: E402
 from tests.hub_models import make_s2t_repo  # noqa: E402
 from tests.test_policy_predecision import ALIGNMENT  # noqa: E402
 from tests.test_simulate import segment  # noqa: E402

@@ -18,14 +18,15 @@ import yaml
 pytest.importorskip("huggingface_hub", reason="huggingface_hub (requirements/constraints.txt)")
 pytest.importorskip("transformers", reason="the hub extra: pip install 'simul[hub]'")
 
-from simul import cli, sweep  # noqa: E402
+from simul import sweep
+from simul.commands import cli  # noqa: E402
 from simul.corpus import export_simuleval, load_list  # noqa: E402
+from simul.decoding.simulate import simulate  # noqa: E402
 from simul.models import hub, loader, registry  # noqa: E402
+from simul.models.adapters.espnet_st import ESPnetST  # noqa: E402
+from simul.models.adapters.hf_s2t import HFSpeech2Text  # noqa: E402
 from simul.models.espnet_env import import_espnet  # noqa: E402
-from simul.models.espnet_st import ESPnetST  # noqa: E402
-from simul.models.hf_s2t import HFSpeech2Text  # noqa: E402
 from simul.policies import make  # noqa: E402
-from simul.simulate import simulate  # noqa: E402
 from tests.hub_models import (  # noqa: E402
     ESPNET_RUN,
     make_espnet_repo,

@@ -7,7 +7,7 @@ import pytest
 
 
 @pytest.mark.parametrize("module", ["simul.policies", "simul.metrics", "simul.records",
-                                    "simul.metrics.score", "simul.models.espnet_st"])
+                                    "simul.metrics.score", "simul.models.adapters.espnet_st"])
 def test_no_espnet_on_import(module):
     # a fresh interpreter: this test process may have imported ESPnet already
     code = (f"import {module}, sys; "

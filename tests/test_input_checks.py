@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from simul import cli, live
-from simul.level import clipped_fraction
+from simul.commands import cli
+from simul.decoding import live
+from simul.decoding.level import clipped_fraction
 from tests.conftest import make_tiny_model
 
 

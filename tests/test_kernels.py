@@ -1,4 +1,4 @@
-"""The notebooks' kernels (:func:`simul.reproduce.kernel_manager_class`): how they start,
+"""The notebooks' kernels (:func:`simul.commands.reproduce.kernel_manager_class`): how they start,
 talk and stop."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import os
 import signal
 import tempfile
 
-from simul import reproduce
+from simul.commands import reproduce
 
 
 def test_a_finished_notebooks_kernel_is_shut_down_without_an_interrupt(monkeypatch):

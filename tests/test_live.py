@@ -1,4 +1,4 @@
-"""``simul stream`` (simul.live) with a shipped model on the mini corpus: the words and
+"""``simul stream`` (simul.decoding.live) with a shipped model on the mini corpus: the words and
 delays it prints are simulate()'s for the same audio, whatever the source (a segment, a
 resampled stereo file), the chunking or the pacing — a file and a microphone through the
 level control (``--level auto``, their default), a segment as it is; bad input fails before
@@ -18,15 +18,16 @@ import pytest
 import soundfile as sf
 import soxr
 
-from simul import cli, live
+from simul.commands import cli
 from simul.corpus import DEFAULT_ROOT, load_list
-from simul.level import CORPUS_LEVEL_DBFS, LevelControl, soft_limit, speech_level_dbfs
+from simul.decoding import live
+from simul.decoding.level import CORPUS_LEVEL_DBFS, LevelControl, soft_limit, speech_level_dbfs
+from simul.decoding.session import Session
+from simul.decoding.simulate import simulate
 from simul.models import loader, registry
 from simul.papers import tutorial as tut
 from simul.policies import make
 from simul.records import Record
-from simul.session import Session
-from simul.simulate import simulate
 
 matplotlib.use("Agg")
 

@@ -11,7 +11,7 @@ import torch
 
 from simul import sweep
 from simul.corpus import load_list
-from simul.models.espnet_st import Encoded
+from simul.models.adapters.espnet_st import Encoded
 from simul.sweep.lockstep import Lockstep
 from tests.test_mustc import PAIR, SPLIT, make_corpus
 from tests.test_sweep import GRID, settings, spec

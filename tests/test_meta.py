@@ -6,7 +6,7 @@ import json
 import pytest
 import torch
 
-from simul.models import meta
+from simul.models.training import meta
 
 
 class Linear(torch.nn.Module):

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from simul.models import meta
-from simul.models.meta_st import Batch, MultiModalST, build_st
+from simul.models.adapters.meta_st import Batch, MultiModalST, build_st
+from simul.models.training import meta
 
 UNITS = ["<blank>", "<unk>", "▁a", "▁b", "c", "d", "<2en>", "<sos/eos>"]
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from simul.corpus import DEFAULT_ROOT, load_list, mustc
-from simul.models import meta_tasks as mt
+from simul.models.training import meta_tasks as mt
 
 pytestmark = pytest.mark.corpus
 

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from simul.corpus.mini import build
-from simul.models import meta_train
+from simul.models.training import meta_train
 
 pytestmark = [pytest.mark.espeak, pytest.mark.apertium]
 
@@ -40,9 +40,9 @@ def recipe(tmp_path_factory):
 
 def test_meta_then_finetune_then_pack_and_decode(recipe, corpus, tmp_path):
     from simul.corpus import load_list
+    from simul.decoding.simulate import simulate
     from simul.models import loader
     from simul.policies import make
-    from simul.simulate import simulate
     from simul.zoo.pack import pack
 
     meta_dir = meta_train.run_stage(recipe, "meta", tmp_path / "meta", corpus_root=corpus,
@@ -98,7 +98,7 @@ def test_init_copies_the_shipped_modules_and_refuses_a_misfit(recipe, corpus, tm
     the encoder out of training; the tiny model and an unknown module are refused."""
     import torch
 
-    from simul.models import train
+    from simul.models.training import train
 
     full = meta_train.load_recipe("conformer_bpe_en-de_meta")
     tiny = yaml.safe_load(open(recipe))

@@ -1,5 +1,6 @@
-"""simul.models.mma: the expectations of monotonic attention against brute force over every
-monotonic stop path, and M20's AL against simul's own AL (itself checked against SimulEval).
+"""simul.models.extensions.mma: the expectations of monotonic attention against brute force
+over every monotonic stop path, and M20's AL against simul's own AL (itself checked against
+SimulEval).
 
 A path gives each target step i the block z_i where its head stops, z_1 ≤ z_2 ≤ … : step i
 scans from z_(i−1) (z_0 = 0) and stops at z with probability p_iz · Π_(z_(i−1) ≤ l < z)
@@ -17,7 +18,7 @@ import pytest
 import torch
 
 from simul.metrics.latency import sentence_latency
-from simul.models import mma
+from simul.models.extensions import mma
 
 
 def stop_probability(p_row, start, stop):

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from simul import cli
+from simul.commands import cli
+from simul.decoding.session import check_fit
+from simul.decoding.simulate import simulate
 from simul.models.loader import load_dir
 from simul.policies import make
-from simul.session import check_fit
-from simul.simulate import simulate
 from tests.conftest import make_tiny_model
 from tests.test_mma_policy import mma_copy
 from tests.test_mustc import PAIR, SPLIT, make_corpus

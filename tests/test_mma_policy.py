@@ -1,5 +1,5 @@
-"""The MMA decoder (simul.models.mma_decoder), its adapter (simul.models.mma_st) and the
-``mma`` policy on tiny random models.
+"""The MMA decoder (simul.models.extensions.mma_decoder), its adapter
+(simul.models.adapters.mma_st) and the ``mma`` policy on tiny random models.
 
 The references are other code paths of simul and ESPnet, never the formulas under test:
 with its stop probabilities forced to wait-k's pattern (p_ij = 1 once j ≥ i + k − 1, else
@@ -14,15 +14,15 @@ import pytest
 import torch
 import yaml
 
-from simul.models.espnet_st import ESPnetST, ModelError
+from simul.decoding.simulate import simulate
+from simul.models.adapters.espnet_st import ESPnetST, ModelError
+from simul.models.adapters.mma_st import ESPnetMMA
+from simul.models.extensions.mma_decoder import MMATransformerDecoder, MonotonicMultiheadAttention
 from simul.models.loader import load_dir
-from simul.models.mma_decoder import MMATransformerDecoder, MonotonicMultiheadAttention
-from simul.models.mma_st import ESPnetMMA
 from simul.policies import make, registry
 from simul.policies.mma import MonotonicAttention
 from simul.policies.offline import Offline
 from simul.policies.predecision import Predecision
-from simul.simulate import simulate
 from tests.conftest import _conf, make_tiny_model
 from tests.test_policy_predecision import ALIGNMENT
 from tests.test_policy_word_detection import segment, writes
@@ -34,8 +34,8 @@ STEP_MS = 200.0
 def mma_copy(offline_dir, directory, seed: int = 1, pre_decision: str = "fixed"):
     """An MMA model (``transformer_mma``, Δt = 200 ms, or trained on oracle ``word`` ends)
     whose every other weight is the offline model's; the monotonic energies are random."""
-    from simul.models import mma_decoder
     from simul.models.espnet_env import import_espnet
+    from simul.models.extensions import mma_decoder
 
     mma_decoder.register()
     st = import_espnet("espnet2.tasks.st").STTask
@@ -231,7 +231,7 @@ def test_chunking_changes_nothing(monkeypatch, mma_model, mma_word_model, speech
 
 
 def test_fixed_and_oracle_blocks_by_hand():
-    from simul.models.mma_decoder import fixed_blocks, oracle_blocks
+    from simul.models.extensions.mma_decoder import fixed_blocks, oracle_blocks
 
     # 80 ms frames; sources of 10 frames (800 ms) and 4 (320 ms); Δt = 280 ms: blocks read
     # at 280, 560, 800 ms (frames 3, 7, 10 read: last indices 2, 6, 9) and at 280, 320 ms
@@ -272,7 +272,7 @@ def test_oracle_ends_exported_for_training(tmp_path):
     # simul train exports the oracle ends a word-trained MMA decoder reads (text_float),
     # per utterance id as export_split names them, scaled for speed-perturbed copies
     from simul.corpus import DEFAULT_ROOT, load_list
-    from simul.models import prepare
+    from simul.models.training import prepare
 
     out = prepare.export_boundaries(DEFAULT_ROOT, "en-de", "tst-HE", tmp_path, "word",
                                     speed_factors=(1.0, 0.9), progress=False)

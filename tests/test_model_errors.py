@@ -10,9 +10,9 @@ import shutil
 import pytest
 import torch
 
-from simul import cli
+from simul.commands import cli
 from simul.models import loader, registry
-from simul.models.espnet_st import ModelError
+from simul.models.adapters.espnet_st import ModelError
 from tests.conftest import make_tiny_model
 
 

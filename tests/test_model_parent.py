@@ -116,7 +116,7 @@ def test_a_grandchild_is_assembled_through_its_parent(family):
 def test_a_run_starts_from_a_child_model_whole(family, monkeypatch):
     """`simul train` copies modules from a child model's assembled file: ESPnet's
     init_param needs every parameter, the child's model.pth has only its own."""
-    from simul.models import train
+    from simul.models.training import train
 
     models, whole = family
     (models / "child" / "config.yaml").write_text("token_list: [a]\n")

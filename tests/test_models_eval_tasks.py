@@ -18,12 +18,12 @@ import soundfile as sf
 import torch
 import yaml
 
-from simul import decode_split
-from simul.cli import main
+from simul.commands.cli import main
 from simul.corpus import load_list
+from simul.decoding import decode_split
 from simul.metrics.quality import normalize_for_wer, word_error_rate
 from simul.models import registry
-from simul.models.cascade import Cascade, SpeechASR, TextMT
+from simul.models.adapters.cascade import Cascade, SpeechASR, TextMT
 from simul.zoo import curves, evaluation, pack
 from simul.zoo.card import summary_line, write_card
 from tests.conftest import CASCADE_CHARS, make_tiny_model, make_tiny_task_model, tiny_mt_config
@@ -304,7 +304,7 @@ def test_st_eval_is_unchanged(corpus, tmp_path):
     r = results["tst-COMMON/beam1"]
     assert set(r) == {"bleu", "chrf", "n", "signature", "length_ratio", "by_engine",
                       "sentence_ends", "ms_per_utterance"}
-    from simul.models.espnet_st import ESPnetST
+    from simul.models.adapters.espnet_st import ESPnetST
 
     recs = list(decode_split.offline_records(ESPnetST.from_dir(out), model_name="st_tiny",
                                        pair=PAIR, split="tst-COMMON", corpus_root=corpus,

@@ -7,7 +7,7 @@ import torch
 import yaml
 
 from simul import records
-from simul.cli import main
+from simul.commands.cli import main
 from simul.models import registry
 from simul.zoo import curves, evaluation, pack
 from simul.zoo.card import summary_line, write_card
@@ -80,7 +80,7 @@ def test_a_model_trained_in_simultaneous_mode_packs_as_espnets_decoder(fake_run,
 
     import yaml
 
-    from simul.models.espnet_st import ESPnetST
+    from simul.models.adapters.espnet_st import ESPnetST
 
     exp = tmp_path / "exp"
     shutil.copytree(fake_run[0], exp)
@@ -119,10 +119,10 @@ def test_an_mma_model_packs_with_its_decoder_and_loads_as_mma(fake_run, tmp_path
 
     import yaml
 
-    from simul.models import mma_decoder
+    from simul.models.adapters.mma_st import ESPnetMMA
     from simul.models.espnet_env import import_espnet
+    from simul.models.extensions import mma_decoder
     from simul.models.loader import load_dir
-    from simul.models.mma_st import ESPnetMMA
 
     exp = tmp_path / "exp"
     shutil.copytree(fake_run[0], exp)
@@ -244,7 +244,7 @@ def test_offline_summary_by_engine_and_sentence_ends():
 
 
 def test_every_recipe_parses_and_its_init_names_a_known_recipe():
-    from simul.models import train
+    from simul.models.training import train
 
     names = train.recipes()
     assert {"conformer_bpe_en-es", "blstm_char_en-es", "transformer_bpe_en-es"} <= set(names)
@@ -256,7 +256,7 @@ def test_every_recipe_parses_and_its_init_names_a_known_recipe():
 
 def test_init_copies_decoder_and_ctc_only_from_a_model_with_the_same_units(tmp_path,
                                                                             monkeypatch):
-    from simul.models import train
+    from simul.models.training import train
 
     shipped = tmp_path / "base"
     shipped.mkdir()
@@ -340,7 +340,7 @@ def test_a_run_can_start_from_a_model_as_git_held_it(tmp_path, monkeypatch):
     retrained in place starts from its own earlier weights and keeps its units."""
     import subprocess
 
-    from simul.models import train
+    from simul.models.training import train
 
     repo = tmp_path / "repo"
     base = repo / "data" / "models" / "base"
@@ -438,12 +438,12 @@ def test_staleness_is_per_pair(fake_run, tmp_path, monkeypatch):
                     corpus_root=corpus)
     assert json.loads((out / "simul.json").read_text())["corpus_builder_version"] == 2
     monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
-    from simul.corpus.mini import build
+    from simul.corpus import built
 
-    monkeypatch.setattr(build, "BUILDER_VERSION", 3)
-    monkeypatch.setattr(build, "PAIR_VERSIONS", {"en-es": 2, "en-de": 3})
+    monkeypatch.setattr(built, "BUILDER_VERSION", 3)
+    monkeypatch.setattr(built, "PAIR_VERSIONS", {"en-es": 2, "en-de": 3})
     assert not registry.stale("tiny")
-    monkeypatch.setattr(build, "PAIR_VERSIONS", {"en-es": 3, "en-de": 3})
+    monkeypatch.setattr(built, "PAIR_VERSIONS", {"en-es": 3, "en-de": 3})
     assert registry.stale("tiny")
 
 

@@ -12,7 +12,7 @@ import json
 import pandas as pd
 import pytest
 
-from simul import reproduce
+from simul.commands import reproduce
 from simul.models import registry
 
 pytestmark = [pytest.mark.slow, pytest.mark.corpus]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from simul.claims import PROPERTY
+from simul.analysis.claims import PROPERTY
 from simul.papers import compare_policies, han2020, ma2020, nguyen2021, papi2022, polak2022
 from simul.papers import tutorial as tut
 from tests import (
@@ -142,9 +142,9 @@ def test_compound_sentences_are_checked_in_both_halves():
 def test_the_docs_catalogue_is_the_declared_findings():
     from pathlib import Path
 
-    from simul.reproduce import catalogue
+    from simul.commands.reproduce import catalogue
 
     text = (Path(__file__).parents[1] / "docs" / "reference" / "claims.md").read_text()
     assert catalogue() in text, ("docs/reference/claims.md: paste the catalogue again from "
-                                 "python -c 'from simul.reproduce import catalogue; "
+                                 "python -c 'from simul.commands.reproduce import catalogue; "
                                  "print(catalogue())'")

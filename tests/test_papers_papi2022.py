@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from simul import sweep
-from simul.claims import BLEU_MARGIN
+from simul.analysis.claims import BLEU_MARGIN
 from simul.papers import papi2022 as p22
 
 

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from simul.claims import curve_gap
+from simul.analysis.claims import curve_gap
 from simul.papers import polak2022 as k22
 from simul.records import Record
 from simul.records import write as write_records

@@ -5,7 +5,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from simul import plots  # noqa: E402
+from simul.analysis import plots  # noqa: E402
 
 ROWS = pd.DataFrame({"model": ["a", "a", "b", "b"], "LAAL": [500.0, 1500.0, 600.0, 1600.0],
                      "BLEU": [10.0, 30.0, 16.0, 28.0], "k": [3, 5, 3, 5]})

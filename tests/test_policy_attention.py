@@ -3,10 +3,10 @@
 import pytest
 import torch
 
-from simul.models.espnet_st import ESPnetST
+from simul.decoding.simulate import simulate
+from simul.models.adapters.espnet_st import ESPnetST
 from simul.policies.attention import AlignAtt, EDAtt
 from simul.policies.offline import Offline
-from simul.simulate import simulate
 from tests.test_simulate import segment
 
 

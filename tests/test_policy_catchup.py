@@ -4,10 +4,10 @@ model, and on tiny random models (Transformer and RNN decoders)."""
 import numpy as np
 import pytest
 
-from simul.models.espnet_st import ESPnetST, Hyp
+from simul.decoding.simulate import simulate
+from simul.models.adapters.espnet_st import ESPnetST, Hyp
 from simul.policies.offline import Offline
 from simul.policies.wait_k_catchup import WaitKCatchup, g_ms
-from simul.simulate import simulate
 from tests.test_simulate import Recording, segment
 
 

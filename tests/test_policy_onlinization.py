@@ -4,7 +4,8 @@ model, and on tiny random models (Transformer and RNN decoders)."""
 import numpy as np
 import pytest
 
-from simul.models.espnet_st import ESPnetST, Hyp
+from simul.decoding.simulate import simulate
+from simul.models.adapters.espnet_st import ESPnetST, Hyp
 from simul.policies.offline import Offline
 from simul.policies.onlinization import (
     Onlinization,
@@ -14,7 +15,6 @@ from simul.policies.onlinization import (
     shared_prefix,
     whole_words,
 )
-from simul.simulate import simulate
 from tests.test_simulate import Recording, segment
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from simul import cli, policies, sweep
+from simul import policies, sweep
+from simul.commands import cli
+from simul.decoding.simulate import simulate
 from simul.policies.base import Policy
-from simul.simulate import simulate
 from tests.plugin_policy import EveryChunkOneUnit
 from tests.test_mustc import PAIR, SPLIT, make_corpus
 

@@ -6,12 +6,12 @@ import bisect
 import pytest
 
 from simul.corpus import Alignment, Word
-from simul.models.espnet_st import ESPnetST
+from simul.decoding.simulate import simulate
+from simul.models.adapters.espnet_st import ESPnetST
 from simul.policies import make, registry
 from simul.policies.base import View
 from simul.policies.offline import Offline
 from simul.policies.predecision import Predecision
-from simul.simulate import simulate
 from tests.test_policy_word_detection import Scripted, Spy, segment, writes
 
 UNITS = ["\u2581a", "b", "\u2581c", "\u2581d", "e", "f", "\u2581g", "h"]

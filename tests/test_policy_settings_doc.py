@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from simul import cli
+from simul.commands import cli
 from simul.policies import _builtin, describe, setting_notes
 
 BUILTIN = sorted(_builtin().items())

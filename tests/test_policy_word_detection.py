@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from simul.corpus import Alignment, Segment
-from simul.models.espnet_st import Encoded, ESPnetST, Hyp, ModelError
+from simul.decoding.simulate import simulate
+from simul.models.adapters.espnet_st import Encoded, ESPnetST, Hyp, ModelError
 from simul.policies import make, registry, word_detection
 from simul.policies.base import View
 from simul.policies.offline import Offline
@@ -19,7 +20,6 @@ from simul.policies.word_detection import (
     count_words,
     fixed_word_count,
 )
-from simul.simulate import simulate
 
 SPACE = "<space>"
 # settings below that avoid </s> while reading on purpose warn once per process

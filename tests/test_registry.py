@@ -50,7 +50,7 @@ def test_an_unknown_model_says_did_you_mean_and_where_to_list_them(models):
 
 
 def test_an_unknown_shipped_name_is_one_short_line(tmp_path, capsys):
-    from simul import cli
+    from simul.commands import cli
 
     out = tmp_path / "r.jsonl"
     assert cli.main(["decode", "--model", "conformer_bpe_en-xx", "--out", str(out)]) == 2

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from simul import cli
+from simul.commands import cli
 from simul.corpus import reordering, stats
 from simul.corpus.reordering import crossing_share, fit_eflomal, mean_wait, pooled
 

@@ -3,7 +3,7 @@ after the notebooks, with ``-m full_run``; the default test command deselects it
 
 Each claim the notebooks saved (``figures/<notebook>/claims.csv``) is one test case, with
 its verdict: holds, contradicted, or undecided at the run's sample size (its effect and
-95 % interval, see :mod:`simul.claims`). An undecided claim is reported, not failed. A
+95 % interval, see :mod:`simul.analysis.claims`). An undecided claim is reported, not failed. A
 claim that the run contradicts is listed, with its measured reason, in the ``KNOWN_GAPS``
 of its notebook's module (``simul/papers/<paper>.py``): it runs as a strict xfail —
 reported, not tuned away — and the test fails when it stops being contradicted (then take
@@ -19,7 +19,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from simul.reproduce import FIGURES_DIR, NOTEBOOKS, known_gaps
+from simul.commands.reproduce import FIGURES_DIR, NOTEBOOKS, known_gaps
 
 pytestmark = pytest.mark.full_run
 

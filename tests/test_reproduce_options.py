@@ -9,8 +9,8 @@ import json
 import papermill
 import pytest
 
-from simul import reproduce
-from simul.cli import build_parser
+from simul.commands import reproduce
+from simul.commands.cli import build_parser
 
 
 @pytest.fixture
@@ -163,7 +163,7 @@ def test_known_gaps_gather_every_module_and_refuse_a_claim_listed_twice(monkeypa
 
 
 def test_claims_summary_prints_every_verdict_and_counts_them(tmp_path):
-    from simul.claims import Claim, Evidence, report
+    from simul.analysis.claims import Claim, Evidence, report
 
     report([Claim.measured("N21-AL-k", "AL grows with k", Evidence(300.0, 120.0, 480.0, 40,
                                                                    "greater")),

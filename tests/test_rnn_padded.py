@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from simul.models.espnet_env import import_espnet
-from simul.models.rnn_padded import PaddedRNNEncoder, reverse_within_length
+from simul.models.extensions.rnn_padded import PaddedRNNEncoder, reverse_within_length
 
 
 def test_reverse_within_length_by_hand():

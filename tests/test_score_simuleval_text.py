@@ -19,7 +19,8 @@ from simuleval.agents import TextToTextAgent  # noqa: E402
 from simuleval.agents.actions import ReadAction, WriteAction  # noqa: E402
 from simuleval.utils.agent import EVALUATION_SYSTEM_LIST  # noqa: E402
 
-from simul import cli, records  # noqa: E402
+from simul import records
+from simul.commands import cli  # noqa: E402
 from simul.metrics.score import score_records  # noqa: E402
 
 SOURCES = ["one two three four", "five six", "seven eight nine ten eleven"]

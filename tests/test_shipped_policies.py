@@ -12,10 +12,10 @@ import json
 import pytest
 
 from simul.corpus import DEFAULT_ROOT, load_list
+from simul.decoding.simulate import simulate
 from simul.models import loader, registry
 from simul.policies import make
 from simul.policies.offline import Offline
-from simul.simulate import simulate
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
@@ -112,7 +112,7 @@ def test_simultaneous_runs_read_forward_and_end_with_the_whole_source(shipped, n
 def test_a_shipped_cascade_reads_forward_and_writes_before_the_end(name):
     if name is None:
         pytest.skip("no shipped cascade")
-    from simul.models.cascade import parts
+    from simul.models.adapters.cascade import parts
 
     _, mt = parts(registry.MODELS_DIR / name)
     pair = json.loads((mt / "simul.json").read_text())["pair"]  # the MT's target language
@@ -157,7 +157,7 @@ def test_a_shipped_text_mt_under_wait_k_text(name):
     # before the end of the source
     if name is None:
         pytest.skip("no shipped text MT model")
-    from simul.text import source_words
+    from simul.decoding.text import source_words
 
     info = registry.info(name)
     model = loader.load(name)

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from simul.corpus import Alignment, Segment
-from simul.models.espnet_st import ESPnetST
+from simul.decoding.simulate import PolicyError, simulate
+from simul.models.adapters.espnet_st import ESPnetST
 from simul.policies.base import Policy, Read, Write
 from simul.policies.offline import Offline
 from simul.policies.wait_k_frames import WaitKFrames
-from simul.simulate import PolicyError, simulate
 
 
 def segment(audio: np.ndarray, alignment: Alignment | None = None) -> Segment:
@@ -89,7 +89,7 @@ def test_score_cli_reads_simulated_records(model, speech, tmp_path, capsys):
     import json
 
     from simul import records
-    from simul.cli import main
+    from simul.commands.cli import main
 
     recs = [simulate(model, WaitKFrames(k=k, s=10, n=2), segment(speech)) for k in (20, 60)]
     path = records.write(recs, tmp_path / "r.jsonl")
@@ -153,7 +153,7 @@ def test_short_and_silent_input_end_cleanly(model, speech, name, settings, audio
 
 
 def test_empty_input_is_refused(model):
-    from simul.session import StreamError
+    from simul.decoding.session import StreamError
 
     with pytest.raises(StreamError, match="empty stream"):
         simulate(model, WaitKFrames(), segment(np.zeros(0, np.float32)))

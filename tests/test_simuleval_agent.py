@@ -1,4 +1,4 @@
-"""simul's SimulEval agent (simul.simuleval_agent), run by SimulEval 1.1.4 itself.
+"""simul's SimulEval agent (simul.decoding.simuleval_agent), run by SimulEval 1.1.4 itself.
 
 On tst-COMMON segments of the mini corpus, SimulEval's instances.log has simul's
 predictions (those of simulate(), word for word) and simul's delays rounded up to the audio
@@ -32,19 +32,19 @@ from simuleval.data.segments import SpeechSegment  # noqa: E402
 from simuleval.utils.agent import EVALUATION_SYSTEM_LIST  # noqa: E402
 
 from simul.corpus import DEFAULT_ROOT, export_simuleval, load_list  # noqa: E402
+from simul.decoding.session import StreamError  # noqa: E402
+from simul.decoding.simulate import simulate  # noqa: E402
+from simul.decoding.simuleval_agent import SimulAgent  # noqa: E402
 from simul.metrics.score import score_records  # noqa: E402
 from simul.models import loader, registry
 from simul.policies import make  # noqa: E402
 from simul.policies.base import Policy, Read, Write  # noqa: E402
-from simul.session import StreamError  # noqa: E402
-from simul.simulate import simulate  # noqa: E402
-from simul.simuleval_agent import SimulAgent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SR = 16_000
 MODEL = "conformer_bpe_en-es"
 N_SEGMENTS = 5  # the shortest of tst-COMMON: the whole file runs in about a minute
-AGENT = "simul.simuleval_agent.SimulAgent"
+AGENT = "simul.decoding.simuleval_agent.SimulAgent"
 POLICIES = {  # (name, --set settings); both read in fixed steps of 360 and 250 ms
     "wait_k_words": {"k": "3"},
     "onlinization": {"chunk_ms": "250", "rule": "la", "n": "2"},
@@ -222,8 +222,8 @@ TEXT_MODEL = "mt_transformer_bpe_en-de"
 @pytest.mark.parametrize("k", [1, 3])
 def test_simuleval_text_to_text_gives_simul_records(tmp_path, monkeypatch, capsys, k):
     # SimulEval sends a source word per call and charges a word the words it has sent:
-    # simul's own delays (simul.text), predictions and scores
-    from simul.text import simulate_text
+    # simul's own delays (simul.decoding.text), predictions and scores
+    from simul.decoding.text import simulate_text
 
     if not (DEFAULT_ROOT / "manifest.json").is_file():
         pytest.skip(f"no mini corpus at {DEFAULT_ROOT} (`make corpus` builds it)")
@@ -233,7 +233,7 @@ def test_simuleval_text_to_text_gives_simul_records(tmp_path, monkeypatch, capsy
     export_simuleval(DEFAULT_ROOT, "en-de", "tst-COMMON", tmp_path / "data",
                      ids=[seg.id for seg in segments], text=True)
     instances, scores, _ = _run_simuleval(
-        ["--agent-class", "simul.simuleval_agent.SimulTextAgent", "--model", TEXT_MODEL,
+        ["--agent-class", "simul.decoding.simuleval_agent.SimulTextAgent", "--model", TEXT_MODEL,
          "--policy", "wait_k_text", "--set", f"k={k}",
          "--source", str(tmp_path / "data" / "source.txt"),
          "--target", str(tmp_path / "data" / "target.txt")],
@@ -362,14 +362,14 @@ def _imported(path: Path) -> set[str]:
 
 
 def test_simul_does_not_import_simuleval():
-    # simuleval is a test-only dependency: only simul/simuleval_agent.py imports it, and no
+    # simuleval is a test-only dependency: only simul/decoding/simuleval_agent.py imports it, and no
     # module of simul imports that one (nor imports it lazily: no import anywhere)
     for path in (ROOT / "simul").rglob("*.py"):
         if path.name != "simuleval_agent.py":
             names = _imported(path)
             assert not {n for n in names if n.split(".")[0] == "simuleval"}, path
-            assert "simul.simuleval_agent" not in names, path
-    code = ("import simul, simul.cli, sys; "
+            assert "simul.decoding.simuleval_agent" not in names, path
+    code = ("import simul, simul.commands.cli, sys; "
             "assert not [m for m in sys.modules if m.startswith('simuleval')]")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from simul import sweep
-from simul.cli import main
+from simul.commands.cli import main
 from simul.sweep import executors, store
 from tests.test_mustc import PAIR, SPLIT, make_corpus
 
@@ -373,7 +373,7 @@ def test_cli_sweep_no_store(model_dir, corpus, root, tmp_path):
 
 
 def test_reproduce_no_store_turns_it_off_for_the_kernels(monkeypatch, tmp_path):
-    from simul import reproduce
+    from simul.commands import reproduce
 
     seen = []
     monkeypatch.setattr(reproduce, "_execute",

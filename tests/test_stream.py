@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from simul.models.espnet_st import ESPnetST
+from simul.decoding.session import PolicyError, Session, StreamError
+from simul.decoding.simulate import simulate
+from simul.models.adapters.espnet_st import ESPnetST
 from simul.policies import make, registry
 from simul.policies.base import Policy, Read, Write
-from simul.session import PolicyError, Session, StreamError
-from simul.simulate import simulate
 from tests.test_policy_predecision import ALIGNMENT
 from tests.test_simulate import segment
 

@@ -14,8 +14,8 @@ import yaml
 
 from simul import sweep
 from simul.corpus import load_list
-from simul.models.espnet_st import ESPnetST
-from simul.simulate import simulate
+from simul.decoding.simulate import simulate
+from simul.models.adapters.espnet_st import ESPnetST
 from simul.sweep import Setting, Spec, SweepError
 from simul.sweep.calls import SharedCalls
 from tests.test_mustc import PAIR, SPLIT, make_corpus
@@ -163,7 +163,7 @@ def test_resumed_decoder_steps_are_charged_what_they_cost(monkeypatch, model, se
     # of decoding alone, while the sweep takes fewer steps.
     if not model._transformer_scorer:
         pytest.skip("the prefix memory serves Transformer decoders")
-    from simul.models import decoder_scorers
+    from simul.models.extensions import decoder_scorers
 
     clock = FakeClock()
     steps = {"alone": 0, "shared": 0}

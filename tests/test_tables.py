@@ -1,9 +1,9 @@
-"""simul.tables.select: the caller gets the column it names, never a look-alike."""
+"""simul.analysis.tables.select: the caller gets the column it names, never a look-alike."""
 
 import pandas as pd
 import pytest
 
-from simul import tables
+from simul.analysis import tables
 
 # a sweep summary's shape: the policy's settings as param_*, the segments as `utterances`
 SUMMARY = pd.DataFrame({"policy": ["wait_k_frames"] * 3, "param_k": [200, 100, 300],

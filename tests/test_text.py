@@ -1,4 +1,4 @@
-"""Simultaneous text translation (simul.text, the wait_k_text policy): SimulEval 1.1.4's
+"""Simultaneous text translation (simul.decoding.text, the wait_k_text policy): SimulEval 1.1.4's
 text-to-text scorers on random text logs, the chunking invariance of a text session, the
 wait-k schedule on a tiny MT, delays put on the audio's clock by hand."""
 
@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from simul.corpus import Alignment, Segment, Word
+from simul.decoding.session import StreamError
+from simul.decoding.text import TextSession, delays_at_word_ends, simulate_text, source_words
 from simul.metrics.latency import SIMULEVAL_METRICS
 from simul.metrics.score import score_records
-from simul.models.cascade import TextMT
+from simul.models.adapters.cascade import TextMT
 from simul.policies import make
 from simul.records import Record, check
-from simul.session import StreamError
-from simul.text import TextSession, delays_at_word_ends, simulate_text, source_words
 from tests.conftest import CASCADE_CHARS, make_tiny_task_model, tiny_mt_config
 
 N_LOGS = 600
@@ -204,7 +204,7 @@ def tiny_mt_dir(tmp_path_factory):
 def test_translate_text_is_the_text_session(tiny_mt, k):
     """A word at a time, as a user's text streams: the record of the whole source pushed at
     once (the same by the chunking invariance above), each word handed over as written."""
-    from simul.text import translate_text
+    from simul.decoding.text import translate_text
 
     for source in SOURCES:
         seen = []
@@ -218,7 +218,7 @@ def test_translate_text_is_the_text_session(tiny_mt, k):
 
 def test_simul_stream_text_prints_each_word_after_the_words_read(tiny_mt, tiny_mt_dir,
                                                                  tmp_path, capsys):
-    from simul import cli
+    from simul.commands import cli
 
     argv = ["stream", "--model", str(tiny_mt_dir), "--policy", "wait_k_text", "--set", "k=2"]
     assert cli.main([*argv, "--text", "hgf edc ba ab cd ef gh"]) == 0
@@ -250,7 +250,7 @@ def test_simul_stream_text_prints_each_word_after_the_words_read(tiny_mt, tiny_m
      "--text-file /nonexistent/src.txt: cannot read it"),
 ])
 def test_simul_stream_text_refuses_in_one_line(tiny_mt_dir, capsys, extra, fragment):
-    from simul import cli
+    from simul.commands import cli
 
     assert cli.main(["stream", "--model", str(tiny_mt_dir), *extra]) == 2
     err = capsys.readouterr().err
@@ -258,7 +258,7 @@ def test_simul_stream_text_refuses_in_one_line(tiny_mt_dir, capsys, extra, fragm
 
 
 def test_simul_stream_text_refuses_a_speech_model(cascade_dir, capsys):
-    from simul import cli
+    from simul.commands import cli
 
     asr = cascade_dir.parent / "asr"
     assert cli.main(["stream", "--model", str(asr), "--policy", "wait_k_text",

@@ -1,6 +1,6 @@
 """A stopped ``simul train`` does not leave its ESPnet trainer running.
 
-The trainer is a child process (``simul.models.train.run_child``). Here the parent runs a
+The trainer is a child process (``simul.models.training.train.run_child``). Here the parent runs a
 child that sleeps; the parent is then killed (SIGTERM as from ``kill``/``pkill``, and
 SIGKILL) and the child must be gone within seconds."""
 
@@ -16,7 +16,7 @@ import pytest
 PARENT = """
 import sys
 from pathlib import Path
-from simul.models.train import run_child
+from simul.models.training.train import run_child
 pidfile, log = Path(sys.argv[1]), Path(sys.argv[2])
 child = "import os, time; open({!r}, 'w').write(str(os.getpid())); time.sleep(120)".format(
     str(pidfile))

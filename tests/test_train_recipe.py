@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from simul.models import prepare, train
+from simul.models.training import prepare, train
 
 
 def _augment_options(aug, out_dir, wav_scp, **_):
-    """What :func:`simul.models.augment.prepare` returns, without simulating anything: the
+    """What :func:`simul.models.training.augment.prepare` returns, without simulating anything: the
     ESPnet options a recipe with ``simul.augment`` trains with."""
     return {"rir_scp": str(out_dir / "rir.scp"), "rir_apply_prob": aug["rir_prob"],
             "noise_scp": str(out_dir / "noise.scp"), "noise_apply_prob": aug["noise_prob"],
@@ -124,8 +124,13 @@ def test_every_recipe_builds_its_espnet_model(name, tmp_path, monkeypatch):
     # (statistics and units stubbed: a 10-unit list, no global MVN file)
     import yaml
 
-    from simul.models import mma_decoder, rnn_padded, unidirectional_encoder, waitk_decoder
     from simul.models.espnet_env import import_espnet
+    from simul.models.extensions import (
+        mma_decoder,
+        rnn_padded,
+        unidirectional_encoder,
+        waitk_decoder,
+    )
 
     tokens = tmp_path / "tokens.txt"
     tokens.write_text("\n".join(["<blank>", "<unk>", "▁a", "b", "<space>", "c", "d", "e", "f",

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simul import plots
+from simul.analysis import plots
 from simul.corpus import Alignment, Word
 from simul.metrics import units as unit_text
 from simul.papers import tutorial as tut
@@ -130,7 +130,7 @@ def test_spec_is_the_small_wait_k_sweep():
 
 
 def test_claims_measure_the_k_step_and_a_quick_run_leaves_it_undecided(tmp_path):
-    from simul.claims import QUICK_UNDECIDED, report
+    from simul.analysis.claims import QUICK_UNDECIDED, report
 
     found = tut.claims(grid({(100, 10): 900, (200, 10): 1500, (100, 20): 1200,
                              (200, 20): 1800}))

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from simul.models.espnet_env import import_espnet
-from simul.models.unidirectional_encoder import UnidirectionalTransformerEncoder
+from simul.models.extensions.unidirectional_encoder import UnidirectionalTransformerEncoder
 
 KW = dict(input_size=8, output_size=16, attention_heads=2, linear_units=32,
           dropout_rate=0.0, positional_dropout_rate=0.0, attention_dropout_rate=0.0,
@@ -70,8 +70,8 @@ def test_refuses_what_it_does_not_implement():
 
 def test_a_text_mt_with_it_loads_and_reencodes_prefixes_as_the_whole(tmp_path):
     # a packed wait-k MT names the encoder in its config; TextMT registers it on load
-    from simul.models import unidirectional_encoder
-    from simul.models.cascade import TextMT
+    from simul.models.adapters.cascade import TextMT
+    from simul.models.extensions import unidirectional_encoder
     from tests.conftest import CASCADE_CHARS, make_tiny_task_model, tiny_mt_config
 
     unidirectional_encoder.register()  # to build the file; loading registers it again

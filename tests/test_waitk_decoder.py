@@ -7,9 +7,9 @@ import pytest
 import torch
 import yaml
 
-from simul.models import unidirectional_encoder
 from simul.models.espnet_env import import_espnet
-from simul.models.waitk_decoder import (
+from simul.models.extensions import unidirectional_encoder
+from simul.models.extensions.waitk_decoder import (
     WaitKTransformerDecoder,
     frame_limits,
     register,

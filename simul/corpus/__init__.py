@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from simul.corpus import conditions, manifest
+from simul.corpus.built import BUILDER_VERSION, DEFAULT_ROOT, built_splits, not_built
 from simul.corpus.mustc import (
     SAMPLE_RATE,
     Alignment,
@@ -23,8 +24,6 @@ from simul.corpus.mustc import (
 )
 from simul.corpus.mustc import find_split_dir as _find_split_dir
 from simul.corpus.mustc import load as _load_mustc
-
-DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "data" / "mini"
 
 __all__ = [
     "SAMPLE_RATE", "Alignment", "CorpusError", "DEFAULT_ROOT", "Segment", "Word",
@@ -54,8 +53,6 @@ def check_built(root: str | Path, split: str | None = None) -> dict | None:
     """Verify the manifest of a simul-built corpus at ``root`` (or its parent); None for
     MuST-C. With ``split``, a split the corpus has only the text of (not spoken yet) is
     refused, in one line naming the command that speaks it."""
-    from simul.corpus.mini.build import BUILDER_VERSION, built_splits, not_built
-
     root = Path(root)
     base = manifest_root(root)
     if base is not None:

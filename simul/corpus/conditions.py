@@ -14,7 +14,7 @@ The noise, rooms and voices of this test are never used in training: babble is m
 *other* test split's speech (tst-HE's for every split but tst-HE, whose voices training
 never hears; tst-COMMON's for tst-HE), the rooms are drawn from seeds of their own
 (``"test-room"``), and training draws its own (``"train-room"``,
-:mod:`simul.models.augment`).
+:mod:`simul.models.training.augment`).
 """
 
 from __future__ import annotations

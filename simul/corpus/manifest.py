@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from simul.corpus.mustc import CorpusError
@@ -22,6 +23,14 @@ def sha256(path: Path) -> str:
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
+    return h.hexdigest()
+
+
+def sha256_files(paths: Iterable[Path]) -> str:
+    """One checksum of several files (each by its SHA-256, in order): a model's, a corpus'."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(sha256(Path(p)).encode())
     return h.hexdigest()
 
 

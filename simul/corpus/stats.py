@@ -9,6 +9,7 @@ import pandas as pd
 import yaml
 
 from simul.corpus import check_built, find_split_dir, load, manifest
+from simul.corpus.built import built_sizes, built_splits, not_built
 
 SPLITS = ("train", "dev", "tst-COMMON", "tst-HE")
 _PAIR = re.compile(r"[a-z]{2,3}-[a-z]{2,3}")
@@ -77,8 +78,6 @@ def _progress(items: list, desc: str, unit: str, show: bool):
 def unspoken(root: str | Path) -> tuple[str, ...]:
     """The splits of a simul-built corpus at ``root`` that have their text only (not spoken
     yet: :func:`simul.corpus.mini.build.add_splits`); () for MuST-C."""
-    from simul.corpus.mini.build import built_sizes, built_splits
-
     found = check_built(root)
     if found is None:
         return ()
@@ -204,8 +203,6 @@ def main_info(root: str | Path, split: str = "dev", reorder: bool = True,
     missing = unspoken(root)
     if missing:
         from simul.corpus import manifest_root
-        from simul.corpus.mini.build import not_built
-
         base = manifest_root(root)
         found = manifest.read(base)
         for name in missing:

@@ -11,7 +11,8 @@
 - :func:`label` — the device a record was decoded on, for records and summaries: ``cpu``, or
   ``cuda:0 (NVIDIA H100 80GB HBM3)``.
 - :func:`timing_clock` — the clock that times decisions (computation-aware latency,
-  :class:`simul.session.Session`, :class:`simul.sweep.calls.SharedCalls`): ``time.perf_counter``
+  :class:`simul.decoding.session.Session`, :class:`simul.sweep.calls.SharedCalls`):
+  ``time.perf_counter``
   itself on the CPU; on a GPU a clock that first waits for the kernels already queued on
   the device (``torch.cuda.synchronize``), since CUDA runs them asynchronously and a
   decision's time would otherwise leave out the device work it launched.

@@ -14,7 +14,7 @@ read. Two published layouts are decoded:
   repo root, as are the config's own (statistics, BPE models) — :func:`packed_files`.
 - **transformers' Speech2Text** (fairseq S2T converted, ``Speech2TextForConditionalGeneration``):
   ``config.json`` (``model_type: speech_to_text``), ``preprocessor_config.json``, the weights,
-  ``sentencepiece.bpe.model`` and ``vocab.json`` (:mod:`simul.models.hf_s2t`).
+  ``sentencepiece.bpe.model`` and ``vocab.json`` (:mod:`simul.models.adapters.hf_s2t`).
 
 A repo simul cannot decode (speech recognition, speech synthesis, another architecture) is
 refused in one line that says what it is (:func:`check`), from ``meta.yaml``, ``config.json``

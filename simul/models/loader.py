@@ -2,12 +2,12 @@
 
 A shipped name, any directory or a Hugging Face Hub repo id
 (:func:`simul.models.registry.resolve`; :func:`simul.models.registry.family` says which
-adapter reads it): an ESPnet2 model (:class:`~simul.models.espnet_st.ESPnetST`, ESPnet's
+adapter reads it): an ESPnet2 model (:class:`~simul.models.adapters.espnet_st.ESPnetST`, ESPnet's
 packed layout included; with a monotonic multihead attention decoder
-:class:`~simul.models.mma_st.ESPnetMMA`), a transformers Speech2Text model
-(:class:`~simul.models.hf_s2t.HFSpeech2Text`), a cascade of an ASR and an MT model
-(:class:`~simul.models.cascade.Cascade`, a directory with ``cascade.json``), or a text MT
-model (:class:`~simul.models.cascade.TextMT`, ``task: mt`` in its ``simul.json``).
+:class:`~simul.models.adapters.mma_st.ESPnetMMA`), a transformers Speech2Text model
+(:class:`~simul.models.adapters.hf_s2t.HFSpeech2Text`), a cascade of an ASR and an MT model
+(:class:`~simul.models.adapters.cascade.Cascade`, a directory with ``cascade.json``), or a text MT
+model (:class:`~simul.models.adapters.cascade.TextMT`, ``task: mt`` in its ``simul.json``).
 """
 
 from __future__ import annotations
@@ -15,26 +15,28 @@ from __future__ import annotations
 from pathlib import Path
 
 from simul.models import registry
-from simul.models.cascade import Cascade
-from simul.models.espnet_st import ESPnetST, read_config, resolve_model_dir
+from simul.models.adapters.cascade import Cascade
+from simul.models.adapters.espnet_st import ESPnetST, read_config, resolve_model_dir
 
 
 def load_dir(directory: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
     """The adapter of a model directory: an ESPnet2 ST model, or a cascade of an ASR and an
-    MT model (a directory with ``cascade.json``, :mod:`simul.models.cascade`)."""
+    MT model (a directory with ``cascade.json``, :mod:`simul.models.adapters.cascade`)."""
     if registry.is_cascade(directory):
         return Cascade.from_dir(directory, device)
     if registry.family(directory) == "transformers":
-        from simul.models.hf_s2t import HFSpeech2Text  # transformers: an optional dependency
+        from simul.models.adapters.hf_s2t import (
+            HFSpeech2Text,  # transformers: an optional dependency
+        )
 
         return HFSpeech2Text(directory, device)
     config, model_file = resolve_model_dir(directory)
-    if registry.task(directory) == "mt":  # text in (simul.text)
-        from simul.models.cascade import TextMT
+    if registry.task(directory) == "mt":  # text in (simul.decoding.text)
+        from simul.models.adapters.cascade import TextMT
 
         return TextMT(config, model_file, device)
     if read_config(config).get("decoder") == "transformer_mma":
-        from simul.models.mma_st import ESPnetMMA  # registers the decoder with ESPnet
+        from simul.models.adapters.mma_st import ESPnetMMA  # registers the decoder with ESPnet
 
         return ESPnetMMA(config, model_file, device)
     return ESPnetST(config, model_file, device)

@@ -36,9 +36,10 @@ TASKS = ("st", "asr", "mt")
 """ESPnet tasks simul packs and evaluates: speech translation, and a cascade's halves."""
 
 FAMILIES = ("espnet", "transformers", "cascade")
-"""Adapter families (:func:`family`): an ESPnet2 model (:mod:`simul.models.espnet_st`), a
-transformers Speech2Text model (:mod:`simul.models.hf_s2t`), a cascade of two ESPnet2 models
-(:mod:`simul.models.cascade`)."""
+"""Adapter families (:func:`family`): an ESPnet2 model (:mod:`simul.models.adapters.espnet_st`), a
+transformers Speech2Text model (:mod:`simul.models.adapters.hf_s2t`), a cascade of two ESPnet2
+models
+(:mod:`simul.models.adapters.cascade`)."""
 
 
 class UnknownModel(ValueError):
@@ -286,9 +287,9 @@ def stale(name_or_dir: str | Path) -> bool:
     """Whether a model was trained on older files of its pair than the mini corpus simul builds
     now (a cascade: either of its models): its numbers on today's corpus say how much harder
     the corpus became, not what the papers' policies do with a model that knows its data.
-    Staleness is per pair (:data:`simul.corpus.mini.build.PAIR_VERSIONS`): adding a pair
+    Staleness is per pair (:data:`simul.corpus.built.PAIR_VERSIONS`): adding a pair
     leaves the models of the others current."""
-    from simul.corpus.mini.build import pair_version
+    from simul.corpus.built import pair_version  # the corpus package imports numpy
 
     directory = resolve(name_or_dir)
     if is_cascade(directory):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simul.claims import ANTICIPATION, BLEU_MARGIN, Claim, Finding, Segments, declare
+from simul.analysis.claims import ANTICIPATION, BLEU_MARGIN, Claim, Finding, Segments, declare
 from simul.papers import notebook
 from simul.records import read
 
@@ -138,7 +138,7 @@ is refused (:mod:`simul.records`), so it holds by construction (a test)."""
 
 def claims(summary: pd.DataFrame) -> list[Claim]:
     """Offline ≥ every simultaneous setting of the same model (non-inferiority within
-    :data:`~simul.claims.BLEU_MARGIN`, paired-bootstrap evidence over the segments)."""
+    :data:`~simul.analysis.claims.BLEU_MARGIN`, paired-bootstrap evidence over the segments)."""
     details = []
     for model, g in summary.groupby("model", sort=False):
         offline, simul = g[g.policy == "offline"], g[g.policy != "offline"]
@@ -169,7 +169,7 @@ def lowest_latency(summary: pd.DataFrame, models: Mapping[str, str]) -> list[tup
 
 
 def _scored(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` with :data:`~simul.claims.ANTICIPATION` (and LAAL) recomputed from their
+    """``rows`` with :data:`~simul.analysis.claims.ANTICIPATION` (and LAAL) recomputed from their
     records, links fitted where the pair has no gold ones; hand-made rows as they are."""
     if "records" not in rows:
         return rows

@@ -17,9 +17,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from simul.claims import Claim, Finding, declare, mean_step, monotone_within
+from simul.analysis.claims import Claim, Finding, declare, mean_step, monotone_within
 from simul.papers import notebook
-from simul.papers.papi2022 import EOS_VARIANT
+from simul.papers.notebook import EOS_VARIANT, training_schedule
 
 TRAINED = [(3, 300), (4, 350), (3, 400), (4, 800), (5, 800)]
 """Table 6's trained (k, s ms) pairs."""
@@ -256,7 +256,7 @@ FINDINGS = declare(
             "smallest gain over the regimes)", "the meta-learning models and the control on "
             "the regime grid", "superiority", own=True),
 )
-"""H20's findings as the paper states them (:class:`simul.claims.Finding`). Table 7's
+"""H20's findings as the paper states them (:class:`simul.analysis.claims.Finding`). Table 7's
 "BLEU grows from one regime to the next" is not among them: the regimes' bounds are nested,
 so a regime's best is at least the previous one's by construction (a test, not a claim)."""
 
@@ -369,7 +369,7 @@ def ktest_claims(summary: pd.DataFrame, trained: dict[str, int], *,
     models, with its paired-bootstrap evidence. Multi-path models (a list of k_train) are
     left out. ``eos_allowed``: a sweep of ``papi2022.trained_spec(..., avoid_eos=False)``,
     a setting the paper did not use: the id gets
-    :data:`simul.papers.papi2022.EOS_VARIANT`'s suffix and the claim is simul's own."""
+    :data:`simul.papers.notebook.EOS_VARIANT`'s suffix and the claim is simul's own."""
     w = summary[summary.policy == "wait_k_words"]
     detail = []
     for model, kt in _single_k(trained).items():
@@ -387,8 +387,6 @@ def ktest_claims(summary: pd.DataFrame, trained: dict[str, int], *,
 def stride_training(model: str) -> tuple[int, float]:
     """(k_train, stride ms) of a model trained with wait-k over a stride (its
     ``simultaneous_training`` in simul.json, ``step: unit``)."""
-    from simul.papers.papi2022 import training_schedule
-
     how = training_schedule(model)
     if how.get("step") != "unit" or not isinstance(how.get("k_train"), int):
         raise ValueError(f"{model}: not trained with wait-k over a stride (one k, a unit per "
@@ -475,7 +473,7 @@ def pairs_claims(summary: pd.DataFrame, trained: dict[str, tuple[int, float]], *
     return out
 
 
-# --- Table 4: text-to-text wait-k, k_test against k_train (simul.text) ---
+# --- Table 4: text-to-text wait-k, k_test against k_train (simul.decoding.text) ---
 
 TEXT_DECODES = (("kt", 0), ("kt − 1", 1), ("kt − 3", 3))
 """Table 4's rows: the decode-time k relative to the trained one."""

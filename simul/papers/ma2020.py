@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-from simul.claims import (
+from simul.analysis.claims import (
     BLEU_MARGIN,
     Claim,
     Finding,
@@ -25,8 +25,8 @@ from simul.claims import (
     smallest_known,
     weakest_step,
 )
+from simul.analysis.tables import best_per_bucket, pareto_front
 from simul.papers import notebook
-from simul.tables import best_per_bucket, pareto_front
 
 STEPS_MS = [120, 200, 280, 360, 440]
 """Δt of the fixed pre-decision (Fig. 2a)."""
@@ -255,7 +255,7 @@ FINDINGS = declare(
             "(the smallest)", "Fig. 3's four systems: " + _FIG2A + "; " + _MMA,
             "superiority"),
 )
-"""M20's findings as the paper states them (:class:`simul.claims.Finding`)."""
+"""M20's findings as the paper states them (:class:`simul.analysis.claims.Finding`)."""
 
 
 def _best_step_gap(latency: str, step_ms: float = 280.0):
@@ -339,7 +339,7 @@ def claims(summary: pd.DataFrame, *, latency: str = LATENCY,
 
 # ---------------------------------------------------------------------------------- MMA
 # The flexible policy (§3.1, Fig. 2b, the MMA halves of the word and phoneme curves, Fig. 3):
-# models with a monotonic multihead attention decoder (simul.models.mma_decoder), one per
+# models with a monotonic multihead attention decoder (simul.models.extensions.mma_decoder), one per
 # latency weight λ, decoded by the mma policy. A family is trained on one pre-decision
 # (fixed 280 ms blocks, or oracle word ends) and decoded on others too.
 

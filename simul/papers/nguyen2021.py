@@ -12,7 +12,7 @@ import math
 import pandas as pd
 from scipy.stats import spearmanr
 
-from simul.claims import (
+from simul.analysis.claims import (
     BLEU_MARGIN,
     Claim,
     Finding,
@@ -22,8 +22,8 @@ from simul.claims import (
     monotone_within,
     weakest_step,
 )
+from simul.analysis.tables import pareto_front
 from simul.papers import notebook
-from simul.tables import pareto_front
 
 KS = [100, 200]
 """Table 1: k, frames (10 ms) read before the first write."""
@@ -75,7 +75,7 @@ def spec(models: list[str], pair: str, splits: list[str], output: str, *, ks=KS,
 def cascade_spec(cascade: str, pair: str, split: str, output: str, *, ks=CASCADE_KS,
                  chunk_ms: float = CASCADE_CHUNK_MS, corpus=None, max_utterances=None) -> dict:
     """A sweep spec for Figure 3's cascade (an ASR + text MT model directory,
-    :mod:`simul.models.cascade`): the ``cascade`` policy at every k of ``ks``."""
+    :mod:`simul.models.adapters.cascade`): the ``cascade`` policy at every k of ``ks``."""
     entry = {"policy": "cascade", "grid": {"k": list(ks)}, "fixed": {"chunk_ms": chunk_ms}}
     return notebook.spec([cascade], pair, [split], output, [entry], corpus=corpus,
                          max_utterances=max_utterances)
@@ -311,7 +311,7 @@ FINDINGS = declare(
             margin_reason="the paper gives no number for 'comparable': within 1 BLEU, the "
             "smallest difference P22 names a gain"),
 )
-"""N21's findings as the paper states them (:class:`simul.claims.Finding`)."""
+"""N21's findings as the paper states them (:class:`simul.analysis.claims.Finding`)."""
 
 
 def claims(grid: pd.DataFrame, figure2: pd.DataFrame | None = None) -> list[Claim]:

@@ -29,6 +29,25 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
+EOS_VARIANT = ("-eos", "end of sentence allowed while reading (avoid_eos_while_reading off, "
+                       "not A.2's setting)")
+"""Claim id suffix and settings note of the claims on the sweep with
+avoid_eos_while_reading off (``eos_allowed=True`` of
+:func:`simul.papers.papi2022.trained_claims` and :func:`simul.papers.han2020.ktest_claims`):
+a setting the paper did not use, so simul's own question."""
+
+
+def training_schedule(model: str) -> dict:
+    """How a model was trained in simultaneous mode (``simultaneous_training`` of its
+    simul.json: k_train, word_ms, detection); empty for an offline-trained model."""
+    from simul.models import registry
+
+    info = registry.info(model)
+    if not info:
+        raise ValueError(f"{model}: no {registry.INFO_FILE} in {registry.resolve(model)}")
+    return info.get("simultaneous_training") or {}
+
+
 DEVICE_ENV = "SIMUL_DEVICE"
 """The environment variable that names the device of every notebook's sweeps."""
 
@@ -94,7 +113,7 @@ def setup(figures_dir: str | Path, runs_dir: str | Path, *, models: Sequence[str
     ``device`` (default: ``$SIMUL_DEVICE``, else each spec's own) is where the sweeps
     decode; one torch cannot reach raises ``ValueError`` here (locally: with a Dask
     scheduler only the name is checked, the workers check the rest)."""
-    from simul import claims, plots
+    from simul.analysis import claims, plots
     from simul.models import device as devices
     from simul.models.registry import MODELS_DIR
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simul.claims import (
+from simul.analysis.claims import (
     BLEU_MARGIN,
     Claim,
     Finding,
@@ -25,6 +25,7 @@ from simul.claims import (
     tagged,
 )
 from simul.papers import notebook
+from simul.papers.notebook import EOS_VARIANT
 
 KS = [3, 5, 7, 9, 11]
 """k_test of Figures 1–3 (source words to wait for)."""
@@ -35,7 +36,7 @@ MEDIUM_LATENCY_MS = 1000.0
 TRAINED_MODELS = ["conformer_bpe_en-es_waitk3", "conformer_bpe_en-es_waitk7",
                   "conformer_bpe_en-es_multipath"]
 """§3's other side: the offline Conformer fine-tuned in simultaneous mode (recipes of the same
-names, :mod:`simul.models.waitk_decoder`), k_train 3, 7 and multi-path."""
+names, :mod:`simul.models.extensions.waitk_decoder`), k_train 3, 7 and multi-path."""
 
 KNOWN_GAPS: dict[str, str] = {}
 """The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
@@ -131,17 +132,6 @@ def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=K
                          max_utterances=max_utterances)
 
 
-def training_schedule(model: str) -> dict:
-    """How a model was trained in simultaneous mode (``simultaneous_training`` of its
-    simul.json: k_train, word_ms, detection); empty for an offline-trained model."""
-    from simul.models import registry
-
-    info = registry.info(model)
-    if not info:
-        raise ValueError(f"{model}: no {registry.INFO_FILE} in {registry.resolve(model)}")
-    return info.get("simultaneous_training") or {}
-
-
 def trained_spec(models: list[str], pair: str, split: str, output: str, *, word_ms: float,
                  ks=KS, corpus=None, max_utterances=None,
                  avoid_eos: bool | tuple[bool, ...] = True) -> dict:
@@ -213,7 +203,7 @@ def figure_trained(summary: pd.DataFrame, title: str):
     """§3's figure from a :func:`trained_spec` sweep: LAAL (left) and computation-aware LAAL
     (right) against BLEU, one curve per model (labels: k_test), a dotted line at the 1000 ms
     boundary between low and medium latency."""
-    from simul import plots
+    from simul.analysis import plots
 
     curves = points(summary)
     fig, axes = plots.panels(2)
@@ -325,7 +315,7 @@ def figure_detection(summary: pd.DataFrame, detection: str, title: str = ""):
     """Figure 1 (``"fixed"``) or 2 (``"adaptive"``) of a summary with a ``pair`` column: a
     row of panels per pair (the paper's (a), (b)), one panel per model, LAAL against BLEU,
     one point per k (labels), offline greedy and beam-5 as dashed lines."""
-    from simul import plots
+    from simul.analysis import plots
 
     p = points(summary)
     by_pair = [(pair, list(dict.fromkeys(g.model)))
@@ -349,7 +339,7 @@ def figure_detection(summary: pd.DataFrame, detection: str, title: str = ""):
 def figure3(summary: pd.DataFrame, title: str = ""):
     """Figure 3 of a summary with a ``pair`` column: one panel per pair, every model and
     both detections (labels: k)."""
-    from simul import plots
+    from simul.analysis import plots
 
     p = points(summary)
     pairs = list(dict.fromkeys(summary.pair))
@@ -522,15 +512,7 @@ FINDINGS = declare(
             "trained − offline, mean BLEU gap at matched LAAL < 1000 ms (the largest over the "
             "trained models)", _TRAINED, "superiority", own=True),
 )
-"""P22's findings as the paper states them (:class:`simul.claims.Finding`)."""
-
-EOS_VARIANT = ("-eos", "end of sentence allowed while reading (avoid_eos_while_reading off, "
-                       "not A.2's setting)")
-"""Claim id suffix and settings note of the claims on the sweep with
-avoid_eos_while_reading off (``eos_allowed=True`` of :func:`trained_claims` and
-:func:`simul.papers.han2020.ktest_claims`): a setting the paper did not use, so simul's own
-question."""
-
+"""P22's findings as the paper states them (:class:`simul.analysis.claims.Finding`)."""
 
 def _halves(upper: pd.DataFrame, lower: pd.DataFrame) -> tuple[float, float]:
     """The middle of the LAAL range two curves both cover, and its start (NaN, NaN when

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simul.claims import (
+from simul.analysis.claims import (
     Claim,
     Evidence,
     Finding,
@@ -359,7 +359,7 @@ FINDINGS = declare(
             "LA-2 curves at matched AL, better − weaker model", "LA-2 × chunks 250–2000 ms "
             "and offline, of `model` and `weaker_model`", "superiority"),
 )
-"""K22's findings as the paper states them (:class:`simul.claims.Finding`)."""
+"""K22's findings as the paper states them (:class:`simul.analysis.claims.Finding`)."""
 
 
 def _plain(rows: pd.DataFrame) -> pd.DataFrame:
@@ -471,7 +471,7 @@ def _hold_gap(rows: pd.DataFrame) -> float:
 def _hold3_gap(rows: pd.DataFrame) -> float:
     """Mean BLEU gap at matched AL of the front of Hold-6 and Hold-12 (every chunk size)
     over Hold-3's curve."""
-    from simul.tables import pareto_front
+    from simul.analysis.tables import pareto_front
 
     plain = _plain(rows)
     higher = plain[plain.rule.isin(HOLD_N)].assign(family="hold")

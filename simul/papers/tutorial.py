@@ -1,7 +1,7 @@
 """Helpers of the tutorial notebook (``notebooks/tutorial.ipynb``): one simulated utterance
 made visible, then a small sweep.
 
-- :func:`simul.plots.timeline` — the READ/WRITE path of a policy (Nguyen et al. 2021,
+- :func:`simul.analysis.plots.timeline` — the READ/WRITE path of a policy (Nguyen et al. 2021,
   Fig. 1): source time read on x, output units written on y, the output words written next
   to the path and, when the segment has an alignment (the mini corpus), the source words on
   top;
@@ -13,7 +13,7 @@ made visible, then a small sweep.
   complete) and, in a notebook opened by a person, an audio player that reveals the words
   as it plays. A word is complete when the unit after it is written (characters: the
   space; BPE: the next word-initial piece) or at the end, so a word can show there a
-  write or more after its last unit, where :func:`simul.plots.timeline` labels it;
+  write or more after its last unit, where :func:`simul.analysis.plots.timeline` labels it;
 - :func:`reordered_segment` and :func:`alignment_table` — an en-de segment whose German
   order departs from English's, and, word by word, where a policy wrote each output word
   against when the source words it translates (gold links) had been heard: anticipated
@@ -32,8 +32,8 @@ import uuid
 import numpy as np
 import pandas as pd
 
-from simul import plots
-from simul.claims import Claim, Finding, declare, monotone_within, weakest_step
+from simul.analysis import plots
+from simul.analysis.claims import Claim, Finding, declare, monotone_within, weakest_step
 from simul.metrics.latency import MEASURED_IN, SIMULEVAL_METRICS
 from simul.metrics.score import score_records
 from simul.metrics.units import text
@@ -127,7 +127,8 @@ def claims(grid: pd.DataFrame) -> list[Claim]:
 
 def timed_words(words) -> list[tuple[str, float]]:
     """(word, delay ms) pairs from a :class:`~simul.records.Record`, from words with
-    ``text`` and ``delay_ms`` (:class:`simul.session.Word`, :class:`simul.live.Shown`) or from
+    ``text`` and ``delay_ms`` (:class:`simul.decoding.session.Word`,
+    :class:`simul.decoding.live.Shown`) or from
     (text, delay ms) pairs."""
     if isinstance(words, Record):
         texts = words.prediction.split()
@@ -160,7 +161,7 @@ def interactive_frontend() -> bool:
 
 REPLAY_XLABEL = "source time (s): each word at its delay, the source read when it was complete"
 """The replay's x axis: a word's delay (not when its last unit was written, see
-:func:`simul.plots.timeline`)."""
+:func:`simul.analysis.plots.timeline`)."""
 
 
 def _groups(words: list[tuple[str, float]]) -> list[tuple[float, str]]:
@@ -263,7 +264,7 @@ def live_replay(audio: np.ndarray, words, *, rate: int = 16000, alignment=None,
     drawn and returned) and, with ``player`` (default: when :func:`interactive_frontend`),
     the audio player of :func:`replay_html` shown above it, revealing each word when the
     audio reaches its delay: the source read when the word was complete (it can be a
-    write or more after its last unit, where :func:`simul.plots.timeline` labels it).
+    write or more after its last unit, where :func:`simul.analysis.plots.timeline` labels it).
 
     ``words``: a :class:`~simul.records.Record`, words of a stream (``text``,
     ``delay_ms``) or (text, delay ms) pairs; ``audio``: the source they were written on."""

@@ -1,6 +1,7 @@
 """What every policy is: pure decision logic over what the model adapter proposes.
 
-A streaming session (:class:`simul.session.Session`; :func:`simul.simulate.simulate` runs
+A streaming session (:class:`simul.decoding.session.Session`;
+:func:`simul.decoding.simulate.simulate` runs
 one over a whole segment) owns the audio, the clock and the record. At every step it hands
 the policy a :class:`View` — how much source has been read, whether the source has ended
 there, the units committed so far, and the encoder states of the prefix read — and the
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:  # types only: a policy never loads the model adapter (or ESPnet) itself
     from simul.corpus import Alignment
-    from simul.models.espnet_st import Encoded, ESPnetST
+    from simul.models.adapters.espnet_st import Encoded, ESPnetST
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,9 @@ class Policy:
 
     name: ClassVar[str] = ""
     paper: ClassVar[str] = ""
-    # the models it decodes: "st" (an end-to-end ST model, simul.models.espnet_st),
-    # "cascade" (ASR + MT, simul.models.cascade) or "mt" (a text MT on a text source,
-    # simul.text)
+    # the models it decodes: "st" (an end-to-end ST model, simul.models.adapters.espnet_st),
+    # "cascade" (ASR + MT, simul.models.adapters.cascade) or "mt" (a text MT on a text source,
+    # simul.decoding.text)
     runs_on: ClassVar[str] = "st"
     # a decoder the model must have been trained with (e.g. "transformer_mma"); "" for any
     needs_decoder: ClassVar[str] = ""
@@ -82,7 +83,7 @@ class Policy:
         """Refuse (``ValueError``, one line naming the setting) settings that do not apply to
         ``model``; return notes on settings it applies on purpose though the model was not
         trained for them. A session checks this before its first decision
-        (:func:`simul.session.check_fit`); by default every model fits."""
+        (:func:`simul.decoding.session.check_fit`); by default every model fits."""
         return []
 
     def require(self, ok: bool, setting: str, rule: str) -> None:

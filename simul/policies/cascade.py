@@ -1,7 +1,7 @@
 """A cascade's policy: streaming ASR, stable source words, wait-k text MT — Nguyen et al.
 2021, Figure 3's cascade (an ASR system feeding a wait-k Transformer MT).
 
-Runs on a :class:`simul.models.cascade.Cascade` (an ASR and an MT model). The audio is read
+Runs on a :class:`simul.models.adapters.cascade.Cascade` (an ASR and an MT model). The audio is read
 in chunks of ``chunk_ms``. After every chunk:
 
 1. **ASR.** The greedy transcript of the ASR's CTC over the encoder states of the prefix
@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from simul.models.espnet_st import ModelError
+from simul.models.adapters.espnet_st import ModelError
 from simul.policies.base import Policy, Read, View, Write
 from simul.policies.word_detection import wait_k_over_words
 
@@ -80,8 +80,9 @@ class CascadeWaitK(Policy):
         try:
             words = model.asr_words(view.encoded)
         except AttributeError as e:
-            raise ModelError(f"the cascade policy runs on a cascade (ASR + MT, "
-                             f"simul.models.cascade), not on {type(model).__name__}") from e
+            raise ModelError("the cascade policy runs on a cascade (ASR + MT, "
+                             "simul.models.adapters.cascade), not on "
+                             f"{type(model).__name__}") from e
         stable = memo.get("stable", [])
         if view.source_finished or self.stable == "all":
             agreed = words

@@ -10,7 +10,7 @@ block ends with the source, no head waits, and decoding runs to </s> or the leng
 (``maxlenratio`` × encoder frames; 0 = ESPnet's cap). </s> while reading ends the
 hypothesis there (SimulEval's behaviour), as in ``predecision``.
 
-It decodes models with an MMA decoder only (:class:`simul.models.mma_st.ESPnetMMA`, e.g.
+It decodes models with an MMA decoder only (:class:`simul.models.adapters.mma_st.ESPnetMMA`, e.g.
 ``conformer_bpe_en-de_mma``). By default the triggers are the ones the model was trained
 with (its fixed Δt, or its oracle boundaries); ``trigger`` and ``step_ms`` decode it on
 others (M20 trains one model per pre-decision; each card says which). Decoder state:

@@ -2,8 +2,8 @@
 (§2.1, Tables 1–5) evaluate their text-to-text systems and Nguyen et al. 2021's cascade
 (Figure 3) drives its MT.
 
-Runs on a text MT model (:class:`simul.models.cascade.TextMT`) in a
-:class:`simul.text.TextSession`: reads count source words. With W source words read, the
+Runs on a text MT model (:class:`simul.models.adapters.cascade.TextMT`) in a
+:class:`simul.decoding.text.TextSession`: reads count source words. With W source words read, the
 MT may have written W − k + 1 target words (g(i) = k + i − 1): after every source word it
 encodes the words read and continues its committed target greedily until that many words are
 complete (:func:`simul.policies.word_detection.wait_k_over_words`, which the cascade's MT

@@ -112,7 +112,7 @@ import warnings
 from dataclasses import dataclass
 
 from simul.metrics import units
-from simul.models.espnet_st import ModelError
+from simul.models.adapters.espnet_st import ModelError
 from simul.policies.base import Policy, Read, View, Write
 
 DETECTIONS = ("fixed", "adaptive")

@@ -17,7 +17,7 @@ their arguments (tested in ``tests/test_sweep.py``).
 Decoder steps. Settings re-decode their committed units over the encoder outputs they
 share, and their units often begin alike, while their calls differ (another prefix, another
 budget). Each encoder output this memory computes gets a
-:class:`~simul.models.espnet_st.PrefixMemory`: a Transformer decoder re-decoding from
+:class:`~simul.models.adapters.espnet_st.PrefixMemory`: a Transformer decoder re-decoding from
 scratch resumes from the longest prefix of its units some setting decoded over that output,
 and the setting is charged what those steps cost when they were computed (the same
 results, bit for bit; P22's grid on the en-de Conformer takes 40 % fewer decoder steps, ``python
@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from simul.models import device as devices
-from simul.models.espnet_st import DecoderState, Encoded, ESPnetST, Hyp, PrefixMemory
+from simul.models.adapters.espnet_st import DecoderState, Encoded, ESPnetST, Hyp, PrefixMemory
 
 
 def _key(value: Any) -> Any:
@@ -169,11 +169,12 @@ class SharedCalls:
         return self._method("cross_attention", *args, **kwargs)
 
     def asr_words(self, *args, **kwargs) -> list[str]:
-        """A cascade's transcript of an encoded prefix (:mod:`simul.models.cascade`)."""
+        """A cascade's transcript of an encoded prefix (:mod:`simul.models.adapters.cascade`)."""
         return self._method("asr_words", *args, **kwargs)
 
     def encode_words(self, words) -> Encoded:
-        """A text MT's encoding of the source words read (:mod:`simul.text`), by the words."""
+        """A text MT's encoding of the source words read (:mod:`simul.decoding.text`), by the
+        words."""
         return self._method("encode_words", list(words))
 
     def mt_encode(self, words) -> Encoded:

@@ -55,7 +55,7 @@ def decode_utterance(ref: ModelRef, settings: list[Setting], segment: Segment, *
     makes it: the profile of what a sweep spends, not a setting's cost alone)."""
     import torch
 
-    from simul.simulate import simulate
+    from simul.decoding.simulate import simulate
     from simul.sweep.calls import SharedCalls
 
     if threads:
@@ -81,7 +81,7 @@ def decode_lockstep(ref: ModelRef, settings: list[Setting], segments: list[Segme
     group's wall time split in proportion to the settings' charged compute)."""
     import torch
 
-    from simul.simulate import simulate
+    from simul.decoding.simulate import simulate
     from simul.sweep.calls import SharedCalls
     from simul.sweep.lockstep import Lockstep
 
@@ -133,7 +133,7 @@ def _decode_task(ref: ModelRef, settings: list[Setting], segments: list[Segment]
 
 
 def _in_place(record: dict, ref: ModelRef, segment: Segment) -> dict:
-    """A stored record with what :func:`~simul.simulate.simulate` takes from where the
+    """A stored record with what :func:`~simul.decoding.simulate.simulate` takes from where the
     inputs are (the model's name, the segment's wav path, index and texts) set as a decode
     here would set them: the store's key names the model and the corpus by content."""
     return {**record, "model": ref.label, "index": segment.index, "reference": segment.target,

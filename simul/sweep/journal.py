@@ -16,10 +16,10 @@ import os
 import platform
 import shutil
 import subprocess
-from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from simul.corpus import find_split_dir
+from simul.corpus import Segment, find_split_dir
 from simul.corpus import manifest as corpus_manifest
 from simul.models import device as devices
 from simul.sweep.spec import ModelRef, Spec, SweepError
@@ -108,7 +108,7 @@ def _claim(output: Path, fingerprint: dict, force: bool, sources: dict | None = 
     different spec's that decoded nothing yet (a spec that failed before its first record).
     ``sources`` (where the models and the corpus were read from) is kept beside the
     fingerprint in ``sweep.json``, for a confirmatory run to decode the same settings
-    again (:mod:`simul.confirm`); it does not make the sweep another one."""
+    again (:mod:`simul.commands.confirm`); it does not make the sweep another one."""
     path = output / "sweep.json"
     if path.is_file():
         data = json.loads(path.read_text())
@@ -143,15 +143,22 @@ def _write_claim(path: Path, fingerprint: dict, sources: dict | None) -> None:
     tmp.replace(path)
 
 
+@dataclass
+class _Job:
+    """One (model, split) of the sweep: its segments, journal and what is done; each of its
+    segments is a :data:`Task`."""
+
+    ref: ModelRef
+    split: str
+    segments: list[Segment]
+    journal: Journal
+    done: dict[int, list[dict]] = field(default_factory=dict)
+    from_store: dict[int, list[bool]] = field(default_factory=dict)  # of done's records
+    found: dict[int, dict[int, dict]] = field(default_factory=dict)  # position → stored
+    # records of some settings (index in the spec), awaiting the decode of the others
+
+
 # --------------------------------------------------------------------------- provenance
-def _sha256(paths: Iterable[Path]) -> str:
-    """One checksum of several files (each by its SHA-256, in order): a model's, a corpus'."""
-    h = hashlib.sha256()
-    for p in paths:
-        h.update(corpus_manifest.sha256(Path(p)).encode())
-    return h.hexdigest()
-
-
 def corpus_checksum(root: Path, pair: str, split: str) -> str:
     """The split's checksum: for a simul-built corpus, of its files' checksums in the
     manifest, so that a split spoken later (train, for training) leaves the others' sweeps
@@ -171,7 +178,7 @@ def corpus_checksum(root: Path, pair: str, split: str) -> str:
                 if rel.startswith(prefix)]
         return "split:" + hashlib.sha256("\n".join(sums).encode()).hexdigest()
     txt = find_split_dir(root, pair, split) / "txt"
-    return _sha256(sorted(p for p in txt.iterdir() if p.is_file()))
+    return corpus_manifest.sha256_files(sorted(p for p in txt.iterdir() if p.is_file()))
 
 
 def git_commit() -> str | None:

@@ -7,7 +7,7 @@ calls (``benchmarks/lockstep.py`` measures it). :class:`Lockstep` runs one decod
 per utterance, each in its own thread, but one at a time: a job runs until it asks the
 model to encode a prefix (or ends), then the next job runs. When every job waits, the
 requests are grouped by prefix length, each group is encoded in one call
-(:meth:`~simul.models.espnet_st.ESPnetST.encode_batch`) and the jobs go on, in the same
+(:meth:`~simul.models.adapters.espnet_st.ESPnetST.encode_batch`) and the jobs go on, in the same
 order. The schedule depends only on what the jobs ask, so results are deterministic.
 Everything else (decoder calls, policies) runs unbatched, inside each job.
 
@@ -18,7 +18,7 @@ from the batch. ``benchmarks/lockstep.py`` counts the records that differ from d
 each utterance alone over whole splits.
 
 **Computation-aware latency.** Each job keeps its own clock: the time it ran (its own
-policy and decoder work, timed by the device's clock as :class:`simul.session.Session`
+policy and decoder work, timed by the device's clock as :class:`simul.decoding.session.Session`
 times it) plus, for each of its encodes, the time of encoding that prefix *alone*: the
 first request of the group, encoded alone, is timed and that time is charged to every job
 of the group. A job is therefore charged what one stream would spend, not its share of a
@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from simul.models import device as devices
-from simul.models.espnet_st import Encoded, ESPnetST
+from simul.models.adapters.espnet_st import Encoded, ESPnetST
 
 
 @dataclass
@@ -73,7 +73,7 @@ class Lockstep:
 
     A job is ``job(model, clock)``: it decodes with ``model`` (the adapter, whose
     ``encode`` is batched across jobs) and times its decisions with ``clock`` (pass it to
-    :class:`~simul.sweep.calls.SharedCalls` and :func:`~simul.simulate.simulate`).
+    :class:`~simul.sweep.calls.SharedCalls` and :func:`~simul.decoding.simulate.simulate`).
     :meth:`run` returns the jobs' results in order, or raises the first job's error once
     every job has ended."""
 

@@ -14,7 +14,7 @@ import functools
 import itertools
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,27 +26,12 @@ from simul.corpus import Segment, load
 from simul.models import device as devices
 from simul.sweep import store as record_store
 from simul.sweep.executors import Result, Task, _execute, _in_place, code_digest, default_workers
-from simul.sweep.journal import Journal, _claim, _fingerprint, corpus_checksum
+from simul.sweep.journal import Journal, _claim, _fingerprint, _Job, corpus_checksum
 from simul.sweep.spec import ModelRef, Spec, SweepError, resolve_model
 from simul.sweep.summary import _summarize
 
 _WINDOW = 64
 """Utterances whose audio is read at once and decoded longest first."""
-
-
-@dataclass
-class _Job:
-    """One (model, split) of the sweep: its segments, journal and what is done; each of its
-    segments is a :data:`Task`."""
-
-    ref: ModelRef
-    split: str
-    segments: list[Segment]
-    journal: Journal
-    done: dict[int, list[dict]] = field(default_factory=dict)
-    from_store: dict[int, list[bool]] = field(default_factory=dict)  # of done's records
-    found: dict[int, dict[int, dict]] = field(default_factory=dict)  # position → stored
-    # records of some settings (index in the spec), awaiting the decode of the others
 
 
 @dataclass(frozen=True)

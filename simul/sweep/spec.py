@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from simul.corpus import DEFAULT_ROOT
+from simul.corpus.manifest import sha256_files
 from simul.models import device as devices
 from simul.models import registry as models
 from simul.policies import lookup, make
@@ -254,9 +255,8 @@ def resolve_model(ref: str) -> ModelRef:
     """A shipped model's name or a model directory (an ESPnet2 model or a cascade) as a
     :class:`ModelRef`, labelled by its directory's name; :class:`SweepError` when it is
     neither, or a cascade whose models are missing."""
-    from simul.models import cascade
-    from simul.models.espnet_st import resolve_model_dir
-    from simul.sweep.journal import _sha256  # checksums are provenance, as the corpus'
+    from simul.models.adapters import cascade
+    from simul.models.adapters.espnet_st import resolve_model_dir
 
     try:
         directory = models.resolve(ref)
@@ -268,10 +268,10 @@ def resolve_model(ref: str) -> ModelRef:
             files = cascade.files(directory)
         except ValueError as e:
             raise SweepError(str(e)) from None
-        return ModelRef(label, str(directory.resolve()), _sha256(files))
+        return ModelRef(label, str(directory.resolve()), sha256_files(files))
     if models.family(directory) == "transformers":
-        from simul.models import hf_s2t
+        from simul.models.adapters import hf_s2t
 
-        return ModelRef(label, str(directory.resolve()), _sha256(hf_s2t.files(directory)))
+        return ModelRef(label, str(directory.resolve()), sha256_files(hf_s2t.files(directory)))
     config, model_file = resolve_model_dir(directory)
-    return ModelRef(label, str(directory.resolve()), _sha256([config, model_file]))
+    return ModelRef(label, str(directory.resolve()), sha256_files([config, model_file]))

@@ -83,11 +83,10 @@ FORMAT = 1
 
 PACKAGE = Path(__file__).resolve().parents[1]
 """The :mod:`simul` package (this module is ``simul/sweep/store.py``)."""
-CODE_FILES = ("session.py", "simulate.py", "text.py", "sweep/lockstep.py", "policies/*.py",
-              "models/espnet_st.py", "models/decoder_scorers.py", "models/rnn_padded.py",
-              "models/cascade.py", "models/mma*.py", "models/unidirectional_encoder.py",
-              "models/device.py", "metrics/units.py", "sweep/calls.py", "records.py",
-              "corpus/mustc.py")
+CODE_FILES = ("decoding/session.py", "decoding/simulate.py", "decoding/text.py",
+              "sweep/lockstep.py", "policies/*.py", "models/adapters/*.py",
+              "models/extensions/*.py", "models/device.py", "metrics/units.py",
+              "sweep/calls.py", "records.py", "corpus/mustc.py")
 """Modules of :mod:`simul` (globs, relative to the package) whose source decides the records."""
 LIBRARIES = ("torch", "espnet")
 

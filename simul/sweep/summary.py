@@ -10,7 +10,6 @@ and :func:`simul.sweep.run` return it absolute) and provenance.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -18,11 +17,9 @@ from simul.metrics.score import score_records
 from simul.models import device as devices
 from simul.records import Record
 from simul.records import write as write_records
-from simul.sweep.journal import git_commit, machine
+from simul.sweep.journal import _Job, git_commit, machine
 from simul.sweep.spec import Setting, Spec, SweepError
 
-if TYPE_CHECKING:
-    from simul.sweep.runner import _Job
 
 def records_path(output: Path, model: str, split: str, setting: Setting) -> Path:
     """Where a sweep writes the records of one (model, split, setting)."""

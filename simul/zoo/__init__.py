@@ -8,5 +8,5 @@
 Names → directories and the metadata a model directory holds are
 :mod:`simul.models.registry`'s; loading a model is :func:`simul.models.loader.load`. The zoo
 sits above the decoding path because packing and evaluating decode the dev and test splits
-(:mod:`simul.decode_split`).
+(:mod:`simul.decoding.decode_split`).
 """

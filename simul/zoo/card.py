@@ -52,8 +52,8 @@ def _recipe_of(name: str, command: str) -> Path | None:
     """The recipe a model was trained with: its own name's, else the one its command line
     trains (``simul train RECIPE --set …`` for a model of a family, e.g. one per λ; ``simul
     meta-train RECIPE …`` for a meta-learning recipe's)."""
-    from simul.models.meta_train import RECIPES as META_RECIPES
-    from simul.models.train import RECIPES
+    from simul.models.training.meta_train import RECIPES as META_RECIPES
+    from simul.models.training.train import RECIPES
 
     words = command.split()
     trains = {"train": RECIPES, "meta-train": META_RECIPES}
@@ -84,8 +84,8 @@ def _and(words: list[str]) -> str:
 def _monotonic_line(how: dict, pre_decision: str = "fixed") -> str:
     blocks = (f"fixed pre-decision blocks of {how['step_ms']:g} ms" if pre_decision == "fixed"
               else f"oracle {pre_decision} blocks, one per {pre_decision} read at its end")
-    return (f"- monotonic multihead attention (simul.models.mma_decoder, MMA-IL): every head of "
-            f"every decoder layer stops over {blocks}, encoder frames of "
+    return ("- monotonic multihead attention (simul.models.extensions.mma_decoder, MMA-IL): "
+            f"every head of every decoder layer stops over {blocks}, encoder frames of "
             f"{how['frame_ms']:g} ms; latency weight λ = "
             f"{how['latency_weight']:g}, variance weight {how['variance_weight']:g}, noise on "
             f"the monotonic energies σ = {how['noise_std']:g}; decoded by the mma policy "
@@ -97,19 +97,20 @@ def _simultaneous_line(how: dict) -> str:
     which = (f"k_train = {ks}" if isinstance(ks, int) else
              f"multi-path, k_train drawn per batch from {ks}")
     if how.get("source") == "text":  # a text MT trained with wait-k over source words
-        return (f"- trained in simultaneous mode (simul.models.waitk_decoder): wait-k over "
-                f"source words (Ma et al. 2019), {which}: target word w attends to the "
+        return ("- trained in simultaneous mode (simul.models.extensions.waitk_decoder): "
+                f"wait-k over source words (Ma et al. 2019), {which}: target word w attends to the "
                 "encoder states of the first k + w source words; decoded as ESPnet's "
                 "Transformer decoder")
     if how.get("step", "word") == "unit":  # Han et al. 2020's wait-k with a stride
-        return (f"- trained in simultaneous mode (simul.models.waitk_decoder): wait-k with a "
-                f"stride, {which}, one target unit per stride of {how['word_ms']:g} ms of "
-                f"audio (unit t sees the first (k + t) strides), encoder frames of "
-                f"{how['frame_ms']:g} ms; decoded as ESPnet's Transformer decoder")
-    return (f"- trained in simultaneous mode (simul.models.waitk_decoder): wait-k over source "
-            f"words, {which}, a word every {how['word_ms']:g} ms of audio ({how['detection']} "
-            f"detection), encoder frames of {how['frame_ms']:g} ms; decoded as ESPnet's "
-            "Transformer decoder")
+        return ("- trained in simultaneous mode (simul.models.extensions.waitk_decoder): "
+                f"wait-k with a stride, {which}, one target unit per stride of "
+                f"{how['word_ms']:g} ms of audio (unit t sees the first (k + t) strides), "
+                f"encoder frames of {how['frame_ms']:g} ms; decoded as ESPnet's Transformer "
+                "decoder")
+    return ("- trained in simultaneous mode (simul.models.extensions.waitk_decoder): "
+            f"wait-k over source words, {which}, a word every {how['word_ms']:g} ms of audio "
+            f"({how['detection']} detection), encoder frames of {how['frame_ms']:g} ms; "
+            "decoded as ESPnet's Transformer decoder")
 
 
 def _asr_table(results: dict) -> list[str]:

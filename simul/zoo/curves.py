@@ -59,9 +59,9 @@ def dev_bleu(model_dir: Path, pair: str, utterances: int, *, corpus_root=None,
              task: str = "st") -> float:
     """Greedy BLEU of a model directory on the first ``utterances`` dev segments: an ST
     model's translations of the speech, an ``mt`` model's of the gold English transcripts
-    (:func:`simul.decode_split.text_offline`)."""
-    from simul import decode_split
+    (:func:`simul.decoding.decode_split.text_offline`)."""
     from simul.corpus import DEFAULT_ROOT
+    from simul.decoding import decode_split
     from simul.metrics.quality import corpus_quality
     from simul.models.loader import load_dir
 
@@ -69,7 +69,7 @@ def dev_bleu(model_dir: Path, pair: str, utterances: int, *, corpus_root=None,
           "max_utterances": utterances, "corpus_root": corpus_root or DEFAULT_ROOT,
           "progress": False}
     if task == "mt":
-        from simul.models.cascade import TextMT
+        from simul.models.adapters.cascade import TextMT
 
         done = list(decode_split.text_offline(TextMT.from_dir(model_dir), **kw))
         return corpus_quality([t.prediction for t in done], [t.reference for t in done]).bleu
@@ -79,12 +79,12 @@ def dev_bleu(model_dir: Path, pair: str, utterances: int, *, corpus_root=None,
 
 def dev_wer_ctc(model_dir: Path, pair: str, utterances: int, *, corpus_root=None) -> float:
     """WER in % of an ASR model directory's greedy CTC transcripts (what the cascade
-    policy reads, :func:`simul.decode_split.ctc_offline`) of the first ``utterances`` dev
+    policy reads, :func:`simul.decoding.decode_split.ctc_offline`) of the first ``utterances`` dev
     segments against their English source text (:func:`simul.metrics.quality.word_error_rate`)."""
-    from simul import decode_split
     from simul.corpus import DEFAULT_ROOT
+    from simul.decoding import decode_split
     from simul.metrics.quality import word_error_rate
-    from simul.models.cascade import SpeechASR
+    from simul.models.adapters.cascade import SpeechASR
 
     done = list(decode_split.ctc_offline(SpeechASR.from_dir(model_dir), model_name=model_dir.name,
                                    pair=pair, split="dev", max_utterances=utterances,

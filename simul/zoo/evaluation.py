@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from simul import decode_split
+from simul.decoding import decode_split
 from simul.models import registry
-from simul.models.cascade import SpeechASR, TextMT
+from simul.models.adapters.cascade import SpeechASR, TextMT
 from simul.models.loader import load
 from simul.zoo.card import write_card
 
@@ -84,7 +84,7 @@ def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
     (:func:`offline_summary`), an ASR model's transcripts of it against the English source
     text (:func:`asr_summary`): its attention decoder's (``SPLIT/beamN``) and its CTC's
     greedy one of the whole segment (``SPLIT/ctc``, what the ``cascade`` policy feeds the
-    MT, :func:`simul.decode_split.ctc_offline`), an MT model's translations of the gold
+    MT, :func:`simul.decoding.decode_split.ctc_offline`), an MT model's translations of the gold
     English transcripts (:func:`offline_summary`; its synthesizer is the one that spoke the
     segment). ``corpus_root``: the mini corpus by default."""
     from simul.corpus import DEFAULT_ROOT, stats

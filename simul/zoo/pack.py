@@ -55,13 +55,15 @@ def half(state: dict) -> dict:
 WAITK_KEYS = ("k_train", "word_ms", "frame_ms", "units_file", "unit_type", "step", "source",
               "src_units_file", "src_unit_type")
 """decoder_conf keys of simul's ``transformer_waitk`` training decoder
-(:mod:`simul.models.waitk_decoder`) that ESPnet's ``transformer`` decoder does not take."""
+(:mod:`simul.models.extensions.waitk_decoder`) that ESPnet's ``transformer`` decoder does not
+take."""
 
 
 MMA_DEFAULTS = {"step_ms": 280.0, "frame_ms": 80.0, "latency_weight": 0.0,
                 "variance_weight": 0.0, "noise_std": 1.0}
 """decoder_conf of a ``transformer_mma`` run that its card states (the defaults of
-:class:`simul.models.mma_decoder.MMATransformerDecoder`); the packed config keeps them all."""
+:class:`simul.models.extensions.mma_decoder.MMATransformerDecoder`); the packed config keeps them
+all."""
 
 
 def _packed_config(exp_dir: Path, out: Path) -> dict:
@@ -99,7 +101,8 @@ def _packed_config(exp_dir: Path, out: Path) -> dict:
 
 def run_task(exp_dir: Path, conf: dict) -> str:
     """The ESPnet task of a training run: ``simul.task`` of the recipe it ran (``recipe.yaml``
-    beside ``exp``, as :func:`simul.models.train.train` keeps it), else what its config says
+    beside ``exp``, as :func:`simul.models.training.train.train` keeps it), else what its config
+    says
     (:func:`config_task`)."""
     recipe = Path(exp_dir).parent / "recipe.yaml"
     if recipe.is_file():
@@ -187,7 +190,7 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
             pair, found.get("builder_version"))
     recipe_file = exp_dir.parent / "recipe.yaml"  # simul train's recipe as run
     if recipe_file.is_file():
-        from simul.models import augment
+        from simul.models.training import augment
 
         as_run = (yaml.safe_load(recipe_file.read_text()) or {}).get("simul") or {}
         info["augmentation"] = {"speed_perturb": as_run.get("speed_perturb"),
