@@ -145,11 +145,11 @@ def _write_claim(path: Path, fingerprint: dict, sources: dict | None) -> None:
 
 # --------------------------------------------------------------------------- provenance
 def _sha256(paths: Iterable[Path]) -> str:
-    """One checksum of several files (each by its SHA-256, in order): a model's, a corpus'."""
-    h = hashlib.sha256()
-    for p in paths:
-        h.update(corpus_manifest.sha256(Path(p)).encode())
-    return h.hexdigest()
+    """One checksum of several files (each by its SHA-256, in order): a corpus' split, as a
+    model's (:func:`simul.models.registry.files_checksum`, the one definition)."""
+    from simul.models.registry import files_checksum
+
+    return files_checksum(paths)
 
 
 def corpus_checksum(root: Path, pair: str, split: str) -> str:
