@@ -384,12 +384,13 @@ def ktest_claims(summary: pd.DataFrame, trained: dict[str, int], *,
 
 # --- Table 6 on models trained per (k, s): H20's wait-k with a stride, one model per pair ---
 
-def stride_training(model: str) -> tuple[int, float]:
-    """(k_train, stride ms) of a model trained with wait-k over a stride (its
-    ``simultaneous_training`` in simul.json, ``step: unit``)."""
-    from simul.papers.papi2022 import training_schedule
+def stride_training(model) -> tuple[int, float]:
+    """(k_train, stride ms) of a model (a name or a :class:`~simul.models.registry.Model`)
+    trained with wait-k over a stride (its ``simultaneous_training`` in simul.json,
+    ``step: unit``)."""
+    from simul.models import registry
 
-    how = training_schedule(model)
+    how = dict(registry.model(model).training_schedule)
     if how.get("step") != "unit" or not isinstance(how.get("k_train"), int):
         raise ValueError(f"{model}: not trained with wait-k over a stride (one k, a unit per "
                          f"stride); its simultaneous training: {how or 'none'}")

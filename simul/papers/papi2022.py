@@ -44,9 +44,13 @@ KNOWN_GAPS: dict[str, str] = {}
 not a gap."""
 
 
-def label(model: str) -> str:
-    """The name a sweep gives a model in its summary: a shipped name, or the directory's."""
-    return Path(model).name
+def label(model) -> str:
+    """The name a sweep gives a model (a name or a :class:`~simul.models.registry.Model`) in
+    its summary (:func:`simul.models.registry.label`): a shipped name, a Hub repo id with
+    ``--`` for its ``/``, or the directory's name."""
+    from simul.models import registry
+
+    return registry.label(model)
 
 
 def mean_word_ms(segments: Iterable) -> float:
@@ -70,11 +74,12 @@ def corpus_word_ms(corpus: str | Path | None, pair: str, split: str) -> float:
     return mean_word_ms(load_list(corpus or DEFAULT_ROOT, pair, split, with_audio=False))
 
 
-def encoder_type(model: str) -> str:
-    """The encoder of a shipped model or an ESPnet model directory (its config.yaml)."""
+def encoder_type(model) -> str:
+    """The encoder of a shipped model or an ESPnet model directory (its config.yaml), or of a
+    :class:`~simul.models.registry.Model`."""
     from simul.models import registry
 
-    return str(registry.config(model).get("encoder", ""))
+    return str(registry.model(model).config.get("encoder", ""))
 
 
 def fixed_avoid_eos(model: str) -> bool:
@@ -131,15 +136,16 @@ def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=K
                          max_utterances=max_utterances)
 
 
-def training_schedule(model: str) -> dict:
-    """How a model was trained in simultaneous mode (``simultaneous_training`` of its
-    simul.json: k_train, word_ms, detection); empty for an offline-trained model."""
+def training_schedule(model) -> dict:
+    """How a model (a name or a :class:`~simul.models.registry.Model`) was trained in
+    simultaneous mode (its record's ``training_schedule``: k_train, word_ms, detection);
+    empty for an offline-trained model. ``ValueError`` for a model without simul.json."""
     from simul.models import registry
 
-    info = registry.info(model)
-    if not info:
-        raise ValueError(f"{model}: no {registry.INFO_FILE} in {registry.resolve(model)}")
-    return info.get("simultaneous_training") or {}
+    model = registry.model(model)
+    if not model.info:
+        raise ValueError(f"{model.name}: no {registry.INFO_FILE} in {model.directory}")
+    return dict(model.training_schedule)
 
 
 def trained_spec(models: list[str], pair: str, split: str, output: str, *, word_ms: float,
