@@ -110,7 +110,8 @@ class Model:
         """A cascade's ASR and MT models (:func:`cascade_parts`); None for another model."""
         if self.family != "cascade":
             return None
-        return tuple(model(part) for part in cascade_parts(self.directory))
+        return tuple(Model(str(part), label(part), part, family(part))  # found: no resolving
+                     for part in _cascade_dirs(self.directory))
 
     @cached_property
     def pair(self) -> str | None:
@@ -360,7 +361,13 @@ def is_cascade(directory: str | Path) -> bool:
 def cascade_parts(name_or_dir: str | Path | Model) -> tuple[Path, Path]:
     """The ASR and MT model directories a cascade names: each a shipped name, a directory
     beside ``cascade.json`` or a path. Raises ``ValueError`` naming the field."""
-    directory = resolve(name_or_dir)
+    if isinstance(name_or_dir, Model) and name_or_dir.parts is not None:
+        return name_or_dir.parts[0].directory, name_or_dir.parts[1].directory
+    return _cascade_dirs(resolve(name_or_dir))
+
+
+def _cascade_dirs(directory: Path) -> tuple[Path, Path]:
+    """:func:`cascade_parts` of a cascade's directory."""
     path = directory / CASCADE_FILE
     try:
         spec = json.loads(path.read_text())
