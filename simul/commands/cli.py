@@ -203,6 +203,7 @@ def _decode(args: argparse.Namespace) -> int:
 
 def _stream(args: argparse.Namespace) -> int:
     from simul.decoding import live
+    from simul.models import registry
     from simul.policies import parse_settings
 
     if args.text is not None or args.text_file is not None:  # a text MT model on typed text
@@ -212,12 +213,13 @@ def _stream(args: argparse.Namespace) -> int:
                                 settings=parse_settings(args.set), text=args.text,
                                 text_file=args.text_file)
 
+    model = registry.model(args.model)  # resolved once for every step below
     return live.main_stream(
-        model=args.model, policy=args.policy, settings=parse_settings(args.set),
+        model=model, policy=args.policy, settings=parse_settings(args.set),
         source=live.open_source(wav=args.wav, segment=args.segment, mic=args.mic,
                                 start_s=args.start, duration_s=args.duration,
                                 chunk_ms=args.chunk_ms, corpus=args.corpus,
-                                pair=live.source_pair(args.pair, args.model,
+                                pair=live.source_pair(args.pair, model,
                                                       needed=args.segment is not None),
                                 split=args.split),
         chunk_ms=args.chunk_ms, realtime=args.realtime, level=args.level)

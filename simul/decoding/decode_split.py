@@ -16,6 +16,7 @@ from tqdm import tqdm
 from simul.corpus import DEFAULT_ROOT, find_split_dir, load
 from simul.decoding.simulate import simulate
 from simul.models import device as devices
+from simul.models import registry
 from simul.models.adapters.cascade import SpeechASR, TextMT
 from simul.models.adapters.espnet_st import ESPnetST
 from simul.policies.base import Policy
@@ -141,7 +142,8 @@ def done_indices(path: Path, *, model: str, policy: str, settings: dict, device:
     return done
 
 
-def main_decode(*, model: str, policy: str, settings: dict[str, str], out: str | Path,
+def main_decode(*, model: str | Path | registry.Model, policy: str, settings: dict[str, str],
+                out: str | Path,
                 beam: int | None = None, pair: str | None = None, split: str = "tst-COMMON",
                 corpus_root=DEFAULT_ROOT, max_utterances: int | None = None,
                 device: str = "cpu", resume: bool = False, overwrite: bool = False) -> int:
@@ -158,7 +160,7 @@ def main_decode(*, model: str, policy: str, settings: dict[str, str], out: str |
     from simul.corpus import load
     from simul.decoding.session import check_fit
     from simul.metrics.quality import corpus_quality
-    from simul.models import loader, registry
+    from simul.models import loader
     from simul.policies import make
 
     on = devices.check(device)  # before any work
@@ -170,6 +172,7 @@ def main_decode(*, model: str, policy: str, settings: dict[str, str], out: str |
         raise ValueError(f"--out {out}: a directory; give a file (JSON lines)")
     settings = _beam_setting(policy, dict(settings), beam)
     the_policy = make(policy, settings)
+    model = registry.model(model)  # resolved once: what follows reads the record
     pair = registry.pair_for(model, pair)
     find_split_dir(corpus_root, pair, split)  # a mistyped split fails before the model loads
     done: set[int] = set()

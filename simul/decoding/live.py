@@ -119,13 +119,14 @@ CLIPPED_WARN = 0.001
 clipped_fraction`) is warned about; the corpus' dev and test segments have at most 0.019 %."""
 
 
-def damage_warnings(source: Source, model: str) -> list[str]:
+def damage_warnings(source: Source, model) -> list[str]:
     """One warning line for each kind of damage found in ``source`` (``Source.damage``:
     narrowband, clipped, silent), with what it costs: the measured numbers of ``model``
-    (:data:`INPUT_COSTS`), or of the first measured model, named."""
+    (:data:`INPUT_COSTS`), or of the first measured model, named. ``model``: a name or a
+    :class:`~simul.models.registry.Model`."""
     from simul.models import registry
 
-    name = registry.resolve(model).name
+    name = registry.model(model).directory.name
     measured = name if name in INPUT_COSTS else next(iter(INPUT_COSTS))
     c = INPUT_COSTS[measured]
 
@@ -468,16 +469,18 @@ def summary(result: Result) -> list[str]:
     return lines
 
 
-def source_pair(pair: str | None, model: str, *, needed: bool = True) -> str:
+def source_pair(pair: str | None, model, *, needed: bool = True) -> str:
     """The pair a ``--segment`` is read in: the model's own, ``pair`` refused when it is
     not, and needed for a model that records none (:func:`simul.models.registry.pair_for`).
     Without a segment to read (``needed`` False: a file, a microphone) a ``pair`` given is
-    still checked against the model's; "" when there is none."""
+    still checked against the model's; "" when there is none. ``model``: a name or a
+    :class:`~simul.models.registry.Model`."""
     from simul.models import registry
 
     if not needed and not pair:
         return ""
-    if not needed and registry.pair(model) is None:
+    model = registry.model(model)
+    if not needed and model.pair is None:
         return pair
     return registry.pair_for(model, pair)
 
@@ -508,17 +511,18 @@ def open_source(*, wav: str | None = None, segment: str | None = None, mic: bool
 LEVELS = ("auto", "off")
 """``simul stream --level``: a :class:`LevelControl` on the input, or the audio as it is."""
 
-def heard_note(model: str) -> list[str]:
-    """What ``simul stream --mic`` or ``--wav`` says first: what ``model`` has heard, with
-    its own offline greedy BLEU by synthesizer on tst-HE (its ``metrics.json``: festival's
-    voices there are ones its training never heard), or that none is known."""
+def heard_note(model) -> list[str]:
+    """What ``simul stream --mic`` or ``--wav`` says first: what ``model`` (a name or a
+    :class:`~simul.models.registry.Model`) has heard, with its own offline greedy BLEU by
+    synthesizer on tst-HE (its ``metrics.json``: festival's voices there are ones its
+    training never heard), or that none is known."""
     from simul.models import registry
 
-    directory = registry.resolve(model)
-    name = directory.name
-    parts = registry.cascade_parts(directory) if registry.is_cascade(directory) else (directory,)
+    model = registry.model(model)
+    name = model.directory.name
     lines = []
-    if all(registry.info(part).get("corpus_builder_version") is not None for part in parts):
+    if all(part.info.get("corpus_builder_version") is not None
+           for part in model.parts or (model,)):
         # trained on the mini corpus (a cascade: both its models)
         lines.append(f"note: {name} has heard two synthesizers (espeak-ng, festival) at the "
                      "corpus' level only; other voices, microphones and rooms translate worse")
@@ -555,16 +559,18 @@ def level_line(control: LevelControl) -> str:
             f"most {control.max_gain_db:+g} dB)")
 
 
-def main_stream(*, model: str, policy: str, settings: dict[str, str], source: Source,
+def main_stream(*, model, policy: str, settings: dict[str, str], source: Source,
                 chunk_ms: float = 100.0, realtime: bool = False, level: str | None = None,
                 out=None, err=None) -> int:
     """``simul stream``: load the model, stream ``source``, print each word as it is
     written, then a summary. ``level``: ``auto``, ``off`` or None (auto for a file or a
     microphone, off for a corpus segment; :func:`level_control`). Input errors are raised
-    before the model is loaded."""
-    from simul.models import loader
+    before the model is loaded. ``model``: a name (resolved once, here) or a
+    :class:`~simul.models.registry.Model`."""
+    from simul.models import loader, registry
     from simul.policies import make
 
+    model = registry.model(model)
     out, err = out or sys.stdout, err or sys.stderr
 
     def tell(message: str) -> None:

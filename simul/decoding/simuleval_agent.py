@@ -94,13 +94,15 @@ class SimulAgent(SpeechToTextAgent):
         self.policy_settings = settings
         make(self.policy_name, settings)  # refuse a bad policy or setting now, not mid-run
         self.model_name = str(getattr(args, "model", None) or "")
+        self._record = None  # the model's record, once resolved
         device = getattr(args, "device", None) or "cpu"
         if model is None:
             if not self.model_name:
                 raise ValueError("--model is required: a shipped model "
                                  f"({', '.join(registry.shipped()) or 'none yet'}), a directory "
                                  "or a Hub repo id")
-            model = loader.load(self.model_name, device)
+            self._record = registry.model(self.model_name)  # resolved once: `to` reloads it
+            model = loader.load(self._record, device)
         self.model = model
         check_fit(model, make(self.policy_name, settings))  # a policy the model cannot serve
         super().__init__(args)
@@ -124,7 +126,7 @@ class SimulAgent(SpeechToTextAgent):
         if device != self.device:
             if not self.model_name:
                 raise ValueError(f"the model was given on {self.device}; load it on {device}")
-            self.model = loader.load(self.model_name, device)
+            self.model = loader.load(self._record or self.model_name, device)
             self.device = device
         return self
 

@@ -166,14 +166,15 @@ def _sentences(text: str | None, text_file: str | Path | None) -> tuple[str, lis
     return where, sentences
 
 
-def main_stream_text(*, model: str, policy: str, settings: dict[str, str],
+def main_stream_text(*, model, policy: str, settings: dict[str, str],
                      text: str | None = None, text_file: str | Path | None = None,
                      out=None, err=None) -> int:
     """``simul stream --text "…"`` (or ``--text-file F``: a sentence a line, each its own
     stream): a text MT model translates the sentence as its words arrive; each target word is
     printed as it is written, after the number of source words read by then, then the whole
     translation. Refused in one line, before the model loads: an empty text, a speech model,
-    a policy that does not run on text."""
+    a policy that does not run on text. ``model``: a name or a
+    :class:`~simul.models.registry.Model`."""
     import sys
 
     from simul.models import loader, registry
@@ -186,11 +187,10 @@ def main_stream_text(*, model: str, policy: str, settings: dict[str, str],
         raise ValueError(f"{where}: policy {the_policy.name!r} runs on speech; text input "
                          "takes a policy that runs on text (wait_k_text: simul policies "
                          "wait_k_text)")
-    directory = registry.resolve(model)
-    kind = ("a cascade" if registry.is_cascade(directory) else
-            f"task {registry.task(directory)!r}")
+    model = registry.model(model)
+    kind = "a cascade" if model.family == "cascade" else f"task {model.task!r}"
     if kind != "task 'mt'":
-        raise ValueError(f"{where}: model {model!r} is {kind}, not a text MT model (e.g. "
+        raise ValueError(f"{where}: model {model.name!r} is {kind}, not a text MT model (e.g. "
                          "mt_transformer_bpe_en-de; simul models lists them)")
     mt = loader.load(model)
     setting = ", ".join(f"{k}={v}" for k, v in the_policy.settings().items())

@@ -25,10 +25,11 @@ from pathlib import Path
 import torch
 
 from simul.corpus.manifest import sha256
+from simul.models import registry
 
 KEY = "parent"
-ENV = "SIMUL_ASSEMBLED"
-DEFAULT_CACHE = Path("~/.cache/simul/assembled")
+ENV = registry.ASSEMBLED_ENV
+DEFAULT_CACHE = registry.ASSEMBLED_CACHE
 
 
 class ParentError(ValueError):
@@ -77,7 +78,7 @@ def info(model_dir: Path) -> dict | None:
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get(ENV) or DEFAULT_CACHE).expanduser()
+    return registry.assembled_dir()
 
 
 def assembled(model_dir: Path, model_file: Path) -> Path:
@@ -86,8 +87,6 @@ def assembled(model_dir: Path, model_file: Path) -> Path:
     entry = info(model_dir)
     if entry is None:
         return model_file
-    from simul.models import registry
-
     where = f"{Path(model_dir) / 'simul.json'}: field {KEY!r}"
     sibling = Path(model_dir).parent / str(entry.get("model"))
     try:  # beside the child (a packed family), else a shipped model
@@ -101,10 +100,7 @@ def assembled(model_dir: Path, model_file: Path) -> Path:
         raise ParentError(f"{where}: {parent_file} has checksum {found[:12]}…, this model was "
                           f"made from {entry['sha256'][:12]}… (the parent was retrained: "
                           "retrain or repack this model)")
-    own = sha256(model_file)
-    # <cache>/<checksums>/<model>/model.pth: named like a shipped model's file, so that a
-    # run started from it names its source as from any other (simul.json initialized_from)
-    out = cache_dir() / f"{own[:16]}-{found[:16]}" / Path(model_dir).name / "model.pth"
+    out = registry.assembled_path(model_dir, model_file, found)
     if out.is_file():
         return out
     # a parent may itself be a child: its own modules come from its parent

@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 
 from simul.analysis.claims import Claim, Finding, declare, mean_step, monotone_within
+from simul.models import registry
 from simul.papers import notebook
-from simul.papers.notebook import EOS_VARIANT, training_schedule
+from simul.papers.notebook import EOS_VARIANT
 
 TRAINED = [(3, 300), (4, 350), (3, 400), (4, 800), (5, 800)]
 """Table 6's trained (k, s ms) pairs."""
@@ -384,10 +385,11 @@ def ktest_claims(summary: pd.DataFrame, trained: dict[str, int], *,
 
 # --- Table 6 on models trained per (k, s): H20's wait-k with a stride, one model per pair ---
 
-def stride_training(model: str) -> tuple[int, float]:
-    """(k_train, stride ms) of a model trained with wait-k over a stride (its
-    ``simultaneous_training`` in simul.json, ``step: unit``)."""
-    how = training_schedule(model)
+def stride_training(model) -> tuple[int, float]:
+    """(k_train, stride ms) of a model (a name or a :class:`~simul.models.registry.Model`)
+    trained with wait-k over a stride (its ``simultaneous_training`` in simul.json,
+    ``step: unit``)."""
+    how = dict(registry.model(model).training_schedule)
     if how.get("step") != "unit" or not isinstance(how.get("k_train"), int):
         raise ValueError(f"{model}: not trained with wait-k over a stride (one k, a unit per "
                          f"stride); its simultaneous training: {how or 'none'}")

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from simul.models import registry
+
 T = TypeVar("T")
 
 EOS_VARIANT = ("-eos", "end of sentence allowed while reading (avoid_eos_while_reading off, "
@@ -37,15 +39,14 @@ avoid_eos_while_reading off (``eos_allowed=True`` of
 a setting the paper did not use, so simul's own question."""
 
 
-def training_schedule(model: str) -> dict:
-    """How a model was trained in simultaneous mode (``simultaneous_training`` of its
-    simul.json: k_train, word_ms, detection); empty for an offline-trained model."""
-    from simul.models import registry
-
-    info = registry.info(model)
-    if not info:
-        raise ValueError(f"{model}: no {registry.INFO_FILE} in {registry.resolve(model)}")
-    return info.get("simultaneous_training") or {}
+def training_schedule(model) -> dict:
+    """How a model (a name or a :class:`~simul.models.registry.Model`) was trained in
+    simultaneous mode (its record's ``training_schedule``: k_train, word_ms, detection);
+    empty for an offline-trained model. ``ValueError`` for a model without simul.json."""
+    model = registry.model(model)
+    if not model.info:
+        raise ValueError(f"{model.name}: no {registry.INFO_FILE} in {model.directory}")
+    return dict(model.training_schedule)
 
 
 DEVICE_ENV = "SIMUL_DEVICE"
@@ -68,8 +69,6 @@ def spec(models: Sequence[str], pair: str, splits: Sequence[str], output: str,
 def missing_models(models: Sequence[str | Path]) -> list[str]:
     """The models of ``models`` that are neither shipped (``data/models/<name>/``) nor an
     ESPnet2 model directory."""
-    from simul.models import registry
-
     out = []
     for m in models:
         try:

@@ -45,9 +45,13 @@ KNOWN_GAPS: dict[str, str] = {}
 not a gap."""
 
 
-def label(model: str) -> str:
-    """The name a sweep gives a model in its summary: a shipped name, or the directory's."""
-    return Path(model).name
+def label(model) -> str:
+    """The name a sweep gives a model (a name or a :class:`~simul.models.registry.Model`) in
+    its summary (:func:`simul.models.registry.label`): a shipped name, a Hub repo id with
+    ``--`` for its ``/``, or the directory's name."""
+    from simul.models import registry
+
+    return registry.label(model)
 
 
 def mean_word_ms(segments: Iterable) -> float:
@@ -71,11 +75,12 @@ def corpus_word_ms(corpus: str | Path | None, pair: str, split: str) -> float:
     return mean_word_ms(load_list(corpus or DEFAULT_ROOT, pair, split, with_audio=False))
 
 
-def encoder_type(model: str) -> str:
-    """The encoder of a shipped model or an ESPnet model directory (its config.yaml)."""
+def encoder_type(model) -> str:
+    """The encoder of a shipped model or an ESPnet model directory (its config.yaml), or of a
+    :class:`~simul.models.registry.Model`."""
     from simul.models import registry
 
-    return str(registry.config(model).get("encoder", ""))
+    return str(registry.model(model).config.get("encoder", ""))
 
 
 def fixed_avoid_eos(model: str) -> bool:

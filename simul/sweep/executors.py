@@ -36,11 +36,11 @@ _WORKER_DEVICE: str | None = None
 
 def _model(ref: ModelRef, device: str = devices.CPU):
     """The adapter of ``ref`` on ``device``, loaded once per process."""
-    from simul.models.loader import load_dir
+    from simul.models.loader import load_model
 
-    key = (ref.directory, ref.checksum, device)
+    key = (str(ref.directory), ref.checksum, device)
     if key not in _MODELS:
-        _MODELS[key] = load_dir(ref.directory, device)
+        _MODELS[key] = load_model(ref, device)
     return _MODELS[key]
 
 

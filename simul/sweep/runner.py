@@ -102,8 +102,8 @@ def run(spec: Spec | dict | str | Path, *, force: bool = False, progress: bool =
     # every split read before the output is claimed: a mistyped split or a bad corpus line
     # stops here, with nothing written
     segments = {split: list(_segments(spec, split, with_audio=False)) for split in spec.splits}
-    _claim(spec.output, fingerprint, force,
-           {"models": {r.label: r.directory for r in refs}, "corpus": str(Path(spec.corpus))})
+    _claim(spec.output, fingerprint, force, {"models": {r.label: str(r.directory) for r in refs},
+                                             "corpus": str(Path(spec.corpus))})
 
     per_utt = len(spec.settings)
     jobs = _jobs(spec, refs, segments)

@@ -20,7 +20,6 @@ from typing import Any
 import yaml
 
 from simul.corpus import DEFAULT_ROOT
-from simul.corpus.manifest import sha256_files
 from simul.models import device as devices
 from simul.models import registry as models
 from simul.policies import lookup, make
@@ -242,36 +241,32 @@ def expand(policies: Any, where: str) -> list[Setting]:
     return out
 
 
-@dataclass(frozen=True)
-class ModelRef:
-    """A model as workers find it: a label for records, its directory, its checksum."""
-
-    label: str
-    directory: str
-    checksum: str  # SHA-256 of config.yaml and the model file
+ModelRef = models.Model
+"""A model as workers find it (:class:`simul.models.registry.Model`): its label for
+records, its directory, its checksum (SHA-256 of config.yaml and the model file; a cascade's
+of cascade.json and both models' files)."""
 
 
-def resolve_model(ref: str) -> ModelRef:
-    """A shipped model's name or a model directory (an ESPnet2 model or a cascade) as a
-    :class:`ModelRef`, labelled by its directory's name; :class:`SweepError` when it is
-    neither, or a cascade whose models are missing."""
-    from simul.models.adapters import cascade
-    from simul.models.adapters.espnet_st import resolve_model_dir
+def resolve_model(ref: str | models.Model) -> models.Model:
+    """A shipped model's name, a model directory (an ESPnet2 or transformers model or a
+    cascade) or a Hub repo id as the :class:`~simul.models.registry.Model` a sweep's records,
+    journal and workers use: its directory absolute (workers may start elsewhere), a child
+    model's complete file assembled and its checksum read, once. :class:`SweepError` when
+    it is no model, or a cascade whose models are missing."""
+    from dataclasses import replace
+
+    from simul.models import loader
 
     try:
-        directory = models.resolve(ref)
+        model = models.model(ref)
     except models.UnknownModel as e:
         raise SweepError(str(e)) from None
-    label = models.label(ref)  # a Hub repo id's snapshot folder is named by its revision
-    if models.is_cascade(directory):
-        try:
-            files = cascade.files(directory)
-        except ValueError as e:
-            raise SweepError(str(e)) from None
-        return ModelRef(label, str(directory.resolve()), sha256_files(files))
-    if models.family(directory) == "transformers":
-        from simul.models.adapters import hf_s2t
-
-        return ModelRef(label, str(directory.resolve()), sha256_files(hf_s2t.files(directory)))
-    config, model_file = resolve_model_dir(directory)
-    return ModelRef(label, str(directory.resolve()), sha256_files([config, model_file]))
+    model = replace(model, directory=model.directory.resolve())
+    try:
+        loader.assemble(model)  # checks a child's parent, as its workers will load it
+        model.checksum  # noqa: B018 (read once here: workers receive it with the record)
+    except ValueError as e:
+        if model.family != "cascade":
+            raise
+        raise SweepError(str(e)) from None
+    return model

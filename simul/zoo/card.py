@@ -12,26 +12,29 @@ from simul.models import registry
 from simul.models.registry import MODELS_DIR
 
 
-def summary_line(name: str) -> str:
-    """What ``simul models`` prints for a shipped model: its corpus version, then per test
-    split the greedy BLEU (per synthesizer in brackets) and the beam BLEU; an ASR model's
-    WER instead (its attention decoder's greedy and beam, then its CTC's greedy, which the
-    cascade reads), an MT model's BLEU on the gold transcripts. A cascade is named with its
-    two models."""
-    if registry.is_cascade(registry.MODELS_DIR / name):
+def summary_line(name: str | registry.Model) -> str:
+    """What ``simul models`` prints for a shipped model (a name or its
+    :class:`~simul.models.registry.Model`): its corpus version, then per test split the
+    greedy BLEU (per synthesizer in brackets) and the beam BLEU; an ASR model's WER instead
+    (its attention decoder's greedy and beam, then its CTC's greedy, which the cascade
+    reads), an MT model's BLEU on the gold transcripts. A cascade is named with its two
+    models."""
+    model = registry.model(name)
+    name = model.label
+    if model.family == "cascade":
         try:
-            asr, mt = registry.cascade_parts(registry.MODELS_DIR / name)
+            asr, mt = model.parts
         except ValueError as e:
             return f"{name}  (a cascade that does not load: {e})"
-        return f"{name}  (cascade: ASR {asr.name} → MT {mt.name})"
+        return f"{name}  (cascade: ASR {asr.directory.name} → MT {mt.directory.name})"
     try:
-        task = registry.task(name)
+        task = model.task
     except ValueError as e:
         return f"{name}  ({e})"
     label = {"asr": "ASR, ", "mt": "MT of the gold transcripts, "}.get(task, "")
-    head = f"{name}  ({label}trained and scored on corpus v{registry.corpus_version(name)}"
-    head += ": stale, retrain on the current corpus)" if registry.stale(name) else ")"
-    m = registry.metrics(name)
+    head = f"{name}  ({label}trained and scored on corpus v{registry.corpus_version(model)}"
+    head += ": stale, retrain on the current corpus)" if registry.stale(model) else ")"
+    m = registry.metrics(model)
     if not m:
         return head + "  not evaluated (simul models eval NAME --into-model)"
     score, what = ("wer", "WER ") if task == "asr" else ("bleu", "")
@@ -188,14 +191,15 @@ def _cost_line(out: Path, info: dict | None = None) -> list[str]:
             "train and valid time (learning_curve.csv), one core"]
 
 
-def write_card(name: str, root: Path = MODELS_DIR) -> Path:
+def write_card(name: str | registry.Model, root: Path = MODELS_DIR) -> Path:
     """``card.md``: what the model is, the command that made it, its measured BLEU (an
-    ASR model's WER)."""
-
-    out = root / name
-    task = registry.task(out)
-    info = registry.info(out)
-    conf = registry.config(out)
+    ASR model's WER). ``name``: a model in ``root``, or a
+    :class:`~simul.models.registry.Model` (``root`` unused)."""
+    model = name if isinstance(name, registry.Model) else registry.model(root / name)
+    out, name = model.directory, model.directory.name
+    task = model.task
+    info = model.info
+    conf = model.config
     from simul.models import parent
 
     state = torch.load(out / "model.pth", map_location="cpu")
@@ -241,7 +245,7 @@ def write_card(name: str, root: Path = MODELS_DIR) -> Path:
              f"simul models pack RUN/exp {name} --pair {info['pair']} "
              f"--average {len(info['averaged'])}",
              f"simul models eval {name} --into-model", "```", ""]
-    results = registry.metrics(out)
+    results = registry.metrics(model)
     if task == "asr":
         return _finish_card(out, info, lines + _asr_table(results),
                             "; its valid cer and wer are the attention decoder's, "
@@ -327,14 +331,15 @@ def papers(name: str) -> str:
     return next((what for pattern, what in PAPERS if fnmatch.fnmatchcase(name, pattern)), "")
 
 
-def listed_pair(name: str) -> str:
+def listed_pair(name: str | registry.Model) -> str:
     """The pair ``simul models`` shows: a model's own (a cascade's MT's; an ASR model hears
     only the source language), "?" where its metadata does not say."""
     try:
-        if registry.is_cascade(MODELS_DIR / name):
-            return listed_pair(registry.cascade_parts(MODELS_DIR / name)[1].name)
-        found = registry.pair(name) or "?"
-        return found.split("-")[0] if registry.task(name) == "asr" else found
+        model = registry.model(name)
+        if model.parts is not None:
+            return listed_pair(model.parts[1])
+        found = model.pair or "?"
+        return found.split("-")[0] if model.task == "asr" else found
     except ValueError:
         return "?"
 
@@ -346,13 +351,14 @@ def main_list() -> int:
     if not names:
         print("no shipped models yet (data/models/ is empty)")
         return 0
-    rows = [(name, listed_pair(name), papers(name) or "–") for name in names]
+    models = {name: registry.model(name) for name in names}  # each resolved once
+    rows = [(name, listed_pair(models[name]), papers(name) or "–") for name in names]
     widths = [max(len(row[c]) for row in [("model", "pair", "papers"), *rows])
               for c in range(3)]
     print(f"{'model':<{widths[0]}}  {'pair':<{widths[1]}}  {'papers':<{widths[2]}}  "
           "offline quality (N21 … H20: the papers of the README's Citing)")
     for name, pair, paper in rows:
-        line = summary_line(name)
+        line = summary_line(models[name])
         print(f"{name:<{widths[0]}}  {pair:<{widths[1]}}  {paper:<{widths[2]}}"
               f"{line[len(name):]}")
     return 0

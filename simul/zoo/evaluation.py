@@ -71,7 +71,7 @@ def asr_summary(predictions: list[str], references: list[str], engines: list[str
     return out
 
 
-def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
+def evaluate(name: str | Path | registry.Model, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
              max_utterances: int | None = None, progress: bool = True,
              corpus_root=None, out: str | Path | None = None,
              into_model: bool = False) -> dict:
@@ -92,19 +92,21 @@ def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
     if into_model and out is not None:
         raise ValueError("--out and --into-model: the results go to one place (the model's "
                          "own folder, or DIR)")
-    model_dir = registry.resolve(name)
+    record = registry.model(name)  # resolved once: what follows reads the record
+    model_dir = record.directory
     if not (model_dir / registry.INFO_FILE).is_file():
         raise ValueError(f"{model_dir}: not a packed model (no {registry.INFO_FILE}); pack a "
                          "training run first (simul models pack)")
     target = model_dir if into_model else Path(out or DEFAULT_OUT / model_dir.name)
     if target.exists() and not target.is_dir():
         raise ValueError(f"--out {target}: not a folder")
-    pair = registry.pair(model_dir)
+    pair = record.pair
     if pair is None:  # its references' language would be a guess
         raise ValueError(f"{model_dir / registry.INFO_FILE}: no field 'pair' (the language pair "
                          "the model translates, e.g. en-de)")
-    task = registry.task(model_dir)
-    model = {"st": load, "asr": SpeechASR.from_dir, "mt": TextMT.from_dir}[task](model_dir)
+    task = record.task
+    model = {"st": lambda: load(record), "asr": lambda: SpeechASR.from_dir(model_dir),
+             "mt": lambda: TextMT.from_dir(model_dir)}[task]()
     if getattr(model, "greedy_only", False):  # an MMA model: its heads decide, no beam
         beams = (1,)
     root = corpus_root or DEFAULT_ROOT
@@ -143,7 +145,7 @@ def evaluate(name: str | Path, *, splits=("tst-COMMON", "tst-HE"), beams=(1, 5),
     tmp.write_text(json.dumps(results, indent=1) + "\n")
     tmp.replace(target / "metrics.json")  # whole or not at all
     if into_model:
-        write_card(model_dir.name, root=model_dir.parent)
+        write_card(record)
     return results
 
 
@@ -169,11 +171,12 @@ def main_eval(name: str | Path, *, max_utterances: int | None = None, beams=(1, 
               corpus_root=None, out: str | Path | None = None, into_model: bool = False) -> int:
     """``simul models eval``: :func:`evaluate`, a line per split and decoding, then where the
     results went."""
-    results = evaluate(name, max_utterances=max_utterances, beams=tuple(beams),
+    model = registry.model(name)  # resolved once, for evaluate and the message
+    results = evaluate(model, max_utterances=max_utterances, beams=tuple(beams),
                        corpus_root=corpus_root, out=out, into_model=into_model)
     for key, r in results.items():
         print(report_line(str(name), key, r))
-    model_dir = registry.resolve(name)
+    model_dir = model.directory
     where = (f"{model_dir}/metrics.json and card.md" if into_model else
              f"{Path(out or DEFAULT_OUT / model_dir.name) / 'metrics.json'}")
     print(f"wrote {where}")

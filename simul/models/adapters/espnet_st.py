@@ -213,26 +213,18 @@ def load_weights(model: torch.nn.Module, model_file: Path, device: str, *,
 
 
 def resolve_model_dir(model_dir: str | Path) -> tuple[Path, Path]:
-    """(config.yaml, model .pth) of an ESPnet2 ST model directory, or :class:`ModelError`."""
-    model_dir = Path(model_dir)
-    if not model_dir.is_dir():
-        raise ModelError(f"{model_dir}: not a directory")
-    # ESPnet's packed layout (a published repo): meta.yaml names the config and model file
-    packed = hub.packed_files(model_dir) or {}
-    config, model_file = packed.get("st_train_config"), packed.get("st_model_file")
-    if config is not None and model_file is not None:
-        return config, model_file
-    configs = sorted(model_dir.rglob("config.yaml"), key=lambda c: (len(c.parts), c))
-    if not configs:
-        raise ModelError(f"{model_dir}: no config.yaml")
-    config = configs[0]
-    pths = sorted(config.parent.glob("*.pth")) or sorted(model_dir.rglob("*.pth"))
-    pths = [p for p in pths if p.name != "checkpoint.pth"]
-    if not pths:
-        raise ModelError(f"{config.parent}: no model file (*.pth) beside config.yaml")
-    ave = [p for p in pths if "ave" in p.name]
-    # a model that ships only what it changed is completed from its parent
-    return config, parent.assembled(model_dir, (ave or pths)[0])
+    """(config.yaml, model .pth) of an ESPnet2 ST model directory
+    (:func:`simul.models.registry.model_files`), a child model's .pth completed from its
+    parent's (:func:`simul.models.parent.assembled`), or :class:`ModelError`."""
+    from simul.models import registry
+
+    try:
+        config, model_file = registry.model_files(model_dir)
+    except hub.HubError:
+        raise
+    except ValueError as e:
+        raise ModelError(str(e)) from None
+    return config, parent.assembled(Path(model_dir), model_file)
 
 
 class ESPnetST:

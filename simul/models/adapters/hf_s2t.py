@@ -48,15 +48,16 @@ import torch
 
 from simul.metrics import units
 from simul.models import device as devices
+from simul.models import registry
 from simul.models.adapters.espnet_st import SAMPLE_RATE, DecoderState, Encoded, Hyp, ModelError
 
 WINDOW_SAMPLES = 400
 """Samples of one Kaldi filterbank frame (25 ms): a shorter prefix has no features."""
 
-WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+WEIGHTS = registry.S2T_WEIGHTS
 """The weight files transformers reads, in its order of preference."""
 
-FILES = ("config.json", "preprocessor_config.json", "sentencepiece.bpe.model", "vocab.json")
+FILES = registry.S2T_FILES
 """The files a Speech2Text directory needs beside its weights."""
 
 
@@ -74,16 +75,12 @@ def _transformers():
 
 def files(directory: str | Path) -> list[Path]:
     """The files that make a Speech2Text model (its checksum's inputs): :data:`FILES`, then
-    the weights. Raises :class:`ModelError` naming what is missing."""
-    directory = Path(directory)
-    missing = [name for name in FILES if not (directory / name).is_file()]
-    weights = [directory / w for w in WEIGHTS if (directory / w).is_file()]
-    if not weights:
-        missing.append(" or ".join(WEIGHTS))
-    if missing:
-        raise ModelError(f"{directory}: a transformers Speech2Text model without "
-                         f"{', '.join(missing)}")
-    return [directory / name for name in FILES] + weights[:1]
+    the weights (:func:`simul.models.registry.s2t_files`). Raises :class:`ModelError`
+    naming what is missing."""
+    try:
+        return registry.s2t_files(directory)
+    except ValueError as e:
+        raise ModelError(str(e)) from None
 
 
 class HFSpeech2Text:
