@@ -60,8 +60,13 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
 
+# The suite on every core (pytest-xdist; TEST_WORKERS=0: in one process, as plain pytest).
+# Tests that share a fixture wider than a test form an xdist group, which one worker runs;
+# quick checks come first (tests/conftest.py), an order --no-loadscope-reorder keeps.
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
+
 test: setup corpus lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # Every notebook on the embedded corpus (figures/, notebooks/executed/), then the claims.
 reproduce: setup corpus

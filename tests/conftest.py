@@ -1,5 +1,5 @@
 """Shared fixtures: tiny randomly initialised ESPnet2 ST models, and a tiny ASR + MT cascade
-(no training needed)."""
+(no training needed); the order tests run in, and their groups on pytest-xdist's workers."""
 
 import json
 from pathlib import Path
@@ -74,7 +74,12 @@ def make_tiny_model(directory: Path, decoder: str, seed: int = 0) -> Path:
 @pytest.fixture(scope="session", autouse=True)
 def record_store(tmp_path_factory):
     """The tests' own record store (simul.sweep.store), shared by the session: sweeps, their
-    subprocesses and notebook kernels never read or fill the user's ~/.cache."""
+    subprocesses and notebook kernels never read or fill the user's ~/.cache. Each
+    pytest-xdist worker is a session with a base temporary directory of its own, so each has
+    its own store: what one worker's tests find stored never depends on the other's timing.
+    The other caches under ~/.cache/simul (assembled child models, word alignments, rooms)
+    stay shared: each file is keyed by what it is made from and written to a temporary file
+    of its own, then renamed into place, so two workers at once cost at most the work twice."""
     with pytest.MonkeyPatch.context() as mp:
         root = tmp_path_factory.mktemp("record_store")
         mp.setenv("SIMUL_STORE", str(root))
@@ -155,3 +160,61 @@ def cascade_dir(tmp_path_factory) -> Path:
     (root / "tiny_cascade" / "cascade.json").write_text(json.dumps({"asr": "../asr",
                                                                     "mt": "../mt"}))
     return root / "tiny_cascade"
+
+
+# --------------------------------------------------------- the order of the tests, their groups
+# `make test` runs the suite on every core with pytest-xdist (`-n N --dist loadgroup
+# --no-loadscope-reorder`): each test goes to whichever worker is free, in the order below,
+# but the tests of one xdist group go to one worker together. Without -n the order holds too.
+
+_SHARED_SCOPES = ("class", "module", "package")
+
+
+def _group(item: pytest.Item) -> str | None:
+    """The xdist group of a test that uses a class-, module- or package-scoped fixture: its
+    module, with the parameters of its fixtures wider than a test, so that each such fixture
+    is made once, by one worker, however many tests use it. A session fixture is made once
+    per worker anyway. A test without such a fixture: None (any worker may take it)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:  # not a Python test function
+        return None
+
+    def scope(name: str) -> str | None:
+        defs = info.name2fixturedefs.get(name)
+        return defs[-1].scope if defs else None
+
+    if not any(scope(name) in _SHARED_SCOPES for name in item.fixturenames):
+        return None
+    # a parameter's index, not its value: a group name ends the test's xdist id after an @
+    indices = getattr(getattr(item, "callspec", None), "indices", {})
+    wider = sorted(f"{name}{index}" for name, index in indices.items()
+                   if scope(name) not in (None, "function"))
+    return "-".join([item.path.stem, *wider])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config, items):
+    """Group the tests that share a fixture wider than a test (:func:`_group`), before
+    pytest-xdist reads the groups; then, once every plugin has ordered them, put quick checks
+    first, so that a failure shows within minutes: the tests not marked ``slow`` and the
+    groups without one, then the groups with one (a costly shared fixture, such as the
+    notebooks' quick run, starts while other workers take what is left), then the single
+    slow tests. Each tier keeps pytest's order (the runs of a parametrized fixture)."""
+    for item in items:
+        name = _group(item)
+        if name is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(name))
+    yield
+
+    def group(item: pytest.Item) -> str | None:
+        mark = item.get_closest_marker("xdist_group")
+        return None if mark is None else str(mark.args[0] if mark.args else mark.kwargs)
+
+    slow_groups = {group(item) for item in items if item.get_closest_marker("slow")}
+
+    def tier(item: pytest.Item) -> int:
+        if (name := group(item)) is not None:
+            return 1 if name in slow_groups else 0
+        return 2 if item.get_closest_marker("slow") else 0
+
+    items[:] = sorted(items, key=tier)

@@ -172,6 +172,25 @@ def test_augment_prepare_writes_what_espnet_reads(tmp_path, monkeypatch):
         assert np.array_equal(sf.read(a)[0], sf.read(b)[0])
 
 
+def test_augment_leaves_another_runs_room_in_progress_alone(tmp_path, monkeypatch):
+    """Two runs at once may simulate the same shared room: each writes its own temporary file
+    (it used to be one name, which the second writer truncated under the first)."""
+    monkeypatch.setenv("SIMUL_CACHE", str(tmp_path / "cache"))
+    aug = augment.spec({"rooms": 1, "rt60": [0.2, 0.3], "babble": 0, "coloured": 0}, "r")
+    rooms = augment.rooms_dir() / "train-seed0-rt60=0.2-0.3"
+    rooms.mkdir(parents=True)
+    others = [rooms / "room0000.tmp.wav", rooms / "room0000.tmp1.wav"]  # another run's
+    for other in others:
+        other.write_bytes(b"half a room")
+    (tmp_path / "wav.scp").write_text("")
+    augment.prepare(aug, tmp_path / "aug", tmp_path / "wav.scp", progress=False)
+    assert [other.read_bytes() for other in others] == [b"half a room"] * 2
+    rir = sf.read(rooms / "room0000.wav")[0]
+    assert 0.19 <= acoustics.measure_rt60(rir) <= 0.315
+    assert sorted(p.name for p in rooms.iterdir()) == sorted(
+        ["room0000.wav", *(other.name for other in others)])
+
+
 def test_a_card_says_how_the_speech_was_augmented():
     from simul.zoo.card import _augmentation_line
 

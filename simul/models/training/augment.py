@@ -85,7 +85,10 @@ def gain_db(aug: dict | None, utterance_id: str) -> float:
 
 
 def _write(path: Path, audio: np.ndarray) -> None:
-    tmp = path.with_name(path.stem + ".tmp.wav")
+    """Write ``audio`` through a temporary file of this process's own, renamed into place:
+    runs at once (``tools/retrain.sh``'s lanes) may simulate the same shared room, and
+    neither may write into the other's file."""
+    tmp = path.with_name(f"{path.stem}.tmp{os.getpid()}.wav")
     sf.write(tmp, np.asarray(audio, dtype=np.float32), SAMPLE_RATE, subtype="FLOAT")
     tmp.replace(path)
 
