@@ -58,7 +58,7 @@ from simul.decoding.level import (
     speech_level_dbfs,
 )
 from simul.decoding.session import Session, check_fit
-from simul.models.adapters.espnet_st import SAMPLE_RATE
+from simul.models.adapter import SAMPLE_RATE
 
 LONG_SOURCE_S = 60.0
 """Beyond this much audio, ``simul stream`` notes that the cost grows with the length."""
