@@ -11,6 +11,6 @@ agent) → ``policies`` → ``models`` (the registry, ``adapters``, ESPnet ``ext
 
 from simul import _moved
 
-__version__ = "0.1.0"
+__version__ = "0.6.0"
 
 _moved.install()

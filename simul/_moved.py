@@ -3,7 +3,8 @@
 ``import simul.session`` (and every other old name below, with its submodules) still
 imports the module at its new place, with a :class:`DeprecationWarning` that names it; the
 module object is the same, so ``simul.session.Session is simul.decoding.session.Session``,
-and records or pickles that name an old path still load. The old names go in 0.3.0.
+and records or pickles that name an old path still load. The old names work through
+0.7.0, the release that moves them, and go in 0.8.0 (CHANGELOG.md, "Deprecated").
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec):
         new = new_name(spec.name)
-        warnings.warn(f"{spec.name} moved to {new}; the old name goes in simul 0.3.0",
+        warnings.warn(f"{spec.name} moved to {new}; the old name goes in simul 0.8.0",
                       DeprecationWarning, stacklevel=2)
         module = importlib.import_module(new)
         self._specs[spec.name] = module.__spec__
