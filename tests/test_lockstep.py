@@ -38,9 +38,9 @@ class FakeModel:
         self.clock.ms += sum(len(a) for a in audios) / 200
         return [Encoded(torch.full((1, 1), float(a[0])), len(a)) for a in audios]
 
-    def step(self, ms: float):  # a decoder call of the job's own
-        self.clock.ms += ms
-        return ms
+    def step(self, enc, state=None, tokens=None):  # a decoder call of the job's own: costs
+        self.clock.ms += enc  # ``enc`` ms
+        return enc
 
 
 def job(value: float, lengths: list[int], own_ms: float = 1.0, log: list | None = None):

@@ -161,7 +161,7 @@ def test_resumed_decoder_steps_are_charged_what_they_cost(monkeypatch, model, se
     # committed units over encoder outputs they share; a setting that resumes from steps
     # another one took (the prefix memory) is charged them, so its elapsed times are those
     # of decoding alone, while the sweep takes fewer steps.
-    if not model._transformer_scorer:
+    if model.prefix_memory(FakeClock(), lambda ms: None) is None:
         pytest.skip("the prefix memory serves Transformer decoders")
     from simul.models.extensions import decoder_scorers
 
@@ -195,7 +195,7 @@ def test_steps_resumed_outside_a_remembered_call_are_charged(model, segments):
     # Decoder steps resumed by a call the memory does not wrap (the adapter called directly
     # on a shared encoder output) are charged at the next settle. The clock ticks 1 ms per
     # reading: each step costs 1 ms.
-    if not model._transformer_scorer:
+    if model.prefix_memory(FakeClock(), lambda ms: None) is None:
         pytest.skip("the prefix memory serves Transformer decoders")
     import itertools
 

@@ -17,15 +17,14 @@ from simul.corpus import DEFAULT_ROOT, find_split_dir, load
 from simul.decoding.simulate import simulate
 from simul.models import device as devices
 from simul.models import registry
-from simul.models.adapters.cascade import SpeechASR, TextMT
-from simul.models.adapters.espnet_st import ESPnetST
+from simul.models.adapter import Adapter, TextMTAdapter
 from simul.policies.base import Policy
 from simul.policies.cascade import CascadeWaitK
 from simul.policies.offline import Offline
 from simul.records import Record
 
 
-def records(model: ESPnetST, policy: Policy, *, model_name: str, pair: str, split: str,
+def records(model: Adapter, policy: Policy, *, model_name: str, pair: str, split: str,
             corpus_root=DEFAULT_ROOT, max_utterances: int | None = None,
             progress: bool = True, skip: Collection[int] = (),
             total: int | None = None) -> Iterator[Record]:
@@ -38,7 +37,7 @@ def records(model: ESPnetST, policy: Policy, *, model_name: str, pair: str, spli
         yield simulate(model, policy, seg, model_name=model_name)
 
 
-def offline_records(model: ESPnetST, *, beam: int = 1, **kw) -> Iterator[Record]:
+def offline_records(model: Adapter, *, beam: int = 1, **kw) -> Iterator[Record]:
     """Read the whole segment, then decode (greedy, or ESPnet beam search): every word's
     delay is the source length; elapsed adds the compute time (ms)."""
     return records(model, Offline(beam=beam), **kw)
@@ -56,9 +55,9 @@ class Translation:
     ms: float
 
 
-def text_offline(model: TextMT, *, beam: int = 1, maxlenratio: float = CascadeWaitK.maxlenratio,
-                 model_name: str, pair: str, split: str, corpus_root=DEFAULT_ROOT,
-                 max_utterances: int | None = None,
+def text_offline(model: TextMTAdapter, *, beam: int = 1,
+                 maxlenratio: float = CascadeWaitK.maxlenratio, model_name: str, pair: str,
+                 split: str, corpus_root=DEFAULT_ROOT, max_utterances: int | None = None,
                  progress: bool = True) -> Iterator[Translation]:
     """A text MT model's offline translations of the gold source transcripts of ``split``
     (no audio is read): the second half of a cascade behind a perfect ASR. The output is
@@ -73,7 +72,7 @@ def text_offline(model: TextMT, *, beam: int = 1, maxlenratio: float = CascadeWa
         yield Translation(seg.index, text, seg.target, 1000.0 * (clock() - start))
 
 
-def ctc_offline(model: SpeechASR, *, model_name: str, pair: str, split: str,
+def ctc_offline(model: Adapter, *, model_name: str, pair: str, split: str,
                 corpus_root=DEFAULT_ROOT, max_utterances: int | None = None,
                 progress: bool = True) -> Iterator[Translation]:
     """An ASR model's greedy CTC transcripts of the whole segments of ``split``, scored

@@ -62,7 +62,7 @@ from simul.decoding.sources import (  # noqa: F401 — also importable from here
     open_source,
     read_wav,
 )
-from simul.models.adapters.espnet_st import SAMPLE_RATE
+from simul.models.adapter import SAMPLE_RATE
 
 LONG_SOURCE_S = 60.0
 """Beyond this much audio, ``simul stream`` notes that the cost grows with the length."""

@@ -41,7 +41,7 @@ import numpy as np
 
 from simul.metrics.units import complete_words, word_delays
 from simul.models import device as devices
-from simul.models.adapters.espnet_st import SAMPLE_RATE
+from simul.models.adapter import SAMPLE_RATE, Adapter
 from simul.policies.base import Policy, Read, View, Write
 from simul.records import Record
 
@@ -105,7 +105,7 @@ _KINDS = {"st": "an end-to-end speech-translation model",
 """What each kind of model (``model.kind``) and of policy (``Policy.runs_on``) is, in words."""
 
 
-def check_fit(model, policy: Policy) -> list[str]:
+def check_fit(model: Adapter, policy: Policy) -> list[str]:
     """Refuse, in one line (``ValueError``), a policy that cannot decode ``model`` as it was
     asked: another kind of model (:attr:`Policy.runs_on`), a decoder the policy needs and
     the model lacks (:attr:`Policy.needs_decoder`), a policy the model does not serve (an
@@ -141,7 +141,7 @@ class Session:
     (:func:`simul.models.device.timing_clock`: ``time.perf_counter`` on the CPU).
     """
 
-    def __init__(self, model, policy: Policy, *, alignment=None, max_steps: int = 100_000,
+    def __init__(self, model: Adapter, policy: Policy, *, alignment=None, max_steps: int = 100_000,
                  clock: Callable[[], float] | None = None):
         self.model, self.policy, self.alignment = model, policy, alignment
         self.device = getattr(model, "device", devices.CPU)

@@ -23,14 +23,14 @@ from collections.abc import Callable
 from simul.corpus import Segment
 from simul.decoding.session import PolicyError, Session
 from simul.decoding.text import simulate_text
-from simul.models.adapters.espnet_st import ESPnetST
+from simul.models.adapter import Adapter
 from simul.policies.base import Policy
 from simul.records import Record
 
 __all__ = ["PolicyError", "simulate"]
 
 
-def simulate(model: ESPnetST, policy: Policy, segment: Segment, *,
+def simulate(model: Adapter, policy: Policy, segment: Segment, *,
              model_name: str = "", max_steps: int = 100_000,
              clock: Callable[[], float] | None = None) -> Record:
     """Decode ``segment`` with ``policy`` on ``model`` and return its record.

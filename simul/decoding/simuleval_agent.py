@@ -75,7 +75,7 @@ from simuleval.utils import entrypoint
 from simul.decoding.session import Session, Update, check_fit
 from simul.decoding.text import TextSession
 from simul.models import loader, registry
-from simul.models.adapters.espnet_st import SAMPLE_RATE
+from simul.models.adapter import SAMPLE_RATE
 from simul.policies import Policy, make, parse_settings
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from simul.corpus import Alignment
 from simul.decoding.level import SPEECH_FLOOR_DBFS, clipped_fraction, speech_level_dbfs
-from simul.models.adapters.espnet_st import SAMPLE_RATE
+from simul.models.adapter import SAMPLE_RATE
 
 INSTALL_MIC = ("pip install 'simul[live]' (or pip install sounddevice; on Debian/Ubuntu "
                "also apt-get install libportaudio2)")

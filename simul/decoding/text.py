@@ -32,6 +32,7 @@ from pathlib import Path
 
 from simul.corpus import Segment
 from simul.decoding.session import Session, StreamError, Update, Word
+from simul.models.adapter import TextMTAdapter
 from simul.policies.base import Policy
 from simul.records import Record
 
@@ -51,7 +52,7 @@ class TextSession(Session):
     ``first_read_ms`` and the units' delays are numbers of source words (the speech
     session's names are kept so that every policy and reader works unchanged)."""
 
-    def __init__(self, model, policy: Policy, *, max_steps: int = 100_000,
+    def __init__(self, model: TextMTAdapter, policy: Policy, *, max_steps: int = 100_000,
                  clock: Callable[[], float] | None = None):
         super().__init__(model, policy, max_steps=max_steps, clock=clock)
         self._words: list[str] = []
@@ -103,7 +104,7 @@ class TextSession(Session):
         return rec
 
 
-def simulate_text(model, policy: Policy, segment: Segment, *, model_name: str = "",
+def simulate_text(model: TextMTAdapter, policy: Policy, segment: Segment, *, model_name: str = "",
                   max_steps: int = 100_000,
                   clock: Callable[[], float] | None = None) -> Record:
     """Decode ``segment``'s gold transcript, a word at a time, with ``policy`` on the text
@@ -131,7 +132,7 @@ def delays_at_word_ends(record: Record, segment: Segment) -> list[float]:
 
 
 
-def translate_text(model, policy: Policy, sentence: str, *,
+def translate_text(model: TextMTAdapter, policy: Policy, sentence: str, *,
                    on_word: Callable[[Word], None] | None = None) -> Record:
     """Translate ``sentence`` with ``policy`` on the text MT ``model``, its words pushed one
     at a time as a text stream sends them; ``on_word`` gets each target word as it is

@@ -1,1 +1,2 @@
-"""Offline ST models: the ESPnet2 adapter, training recipes and the shipped checkpoints."""
+"""Offline ST models: the seam policies talk to (:mod:`simul.models.adapter`), the adapters
+behind it, ESPnet extensions, training recipes and the shipped checkpoints."""

@@ -8,6 +8,8 @@ packed layout included; with a monotonic multihead attention decoder
 (:class:`~simul.models.adapters.hf_s2t.HFSpeech2Text`), a cascade of an ASR and an MT model
 (:class:`~simul.models.adapters.cascade.Cascade`, a directory with ``cascade.json``), or a text MT
 model (:class:`~simul.models.adapters.cascade.TextMT`, ``task: mt`` in its ``simul.json``).
+Each offers what policies call on a model (:class:`simul.models.adapter.Adapter`); the
+decoding tier and the policies reach the adapters only through this module and the seam.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from simul.models import registry
+from simul.models.adapter import Adapter
 from simul.models.adapters.cascade import Cascade
 from simul.models.adapters.espnet_st import ESPnetST, ModelError, resolve_model_dir
 
 
-def load_dir(directory: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
+def load_dir(directory: str | Path, device: str = "cpu") -> Adapter:
     """The adapter of a model directory: an ESPnet2 ST model, or a cascade of an ASR and an
     MT model (a directory with ``cascade.json``, :mod:`simul.models.adapters.cascade`)."""
     directory = Path(directory)
@@ -27,7 +30,7 @@ def load_dir(directory: str | Path, device: str = "cpu") -> ESPnetST | Cascade:
                                      registry.family(directory)), device)
 
 
-def load_model(model: registry.Model, device: str = "cpu") -> ESPnetST | Cascade:
+def load_model(model: registry.Model, device: str = "cpu") -> Adapter:
     """The adapter that reads a :class:`~simul.models.registry.Model` (by its family, task
     and config), on ``device``."""
     if model.family == "cascade":
@@ -54,7 +57,7 @@ def load_model(model: registry.Model, device: str = "cpu") -> ESPnetST | Cascade
     return ESPnetST(config, model_file, device)
 
 
-def load(name_or_dir: str | Path | registry.Model, device: str = "cpu") -> ESPnetST | Cascade:
+def load(name_or_dir: str | Path | registry.Model, device: str = "cpu") -> Adapter:
     """A shipped model by name, any ESPnet2 ST model (or cascade) or transformers
     Speech2Text directory, or a Hub repo id of one (fetched once), or a
     :class:`~simul.models.registry.Model`; raises

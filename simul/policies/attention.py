@@ -19,8 +19,12 @@ decoded greedily to EOS (or the cap) and committed. Encoder frames here are the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from simul.policies.base import Policy, Read, View, Write
+
+if TYPE_CHECKING:  # types only: a policy never loads a model adapter
+    from simul.models.adapter import Adapter
 
 
 @dataclass
@@ -41,7 +45,7 @@ class _AttentionPolicy(Policy):
     def _stable(self, row, n_frames: int) -> bool:
         raise NotImplementedError
 
-    def decide(self, model, view: View) -> Read | Write:
+    def decide(self, model: Adapter, view: View) -> Read | Write:
         if view.source_finished:
             return self.finish(model, view, maxlenratio=self.maxlenratio)
         if view.memo.get("decided_at") == view.read_ms:

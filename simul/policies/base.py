@@ -10,8 +10,9 @@ perhaps finishing). A policy never learns the total length of the source: a live
 does not know it either. It may ask to read past the end (``Read(math.inf)`` reads
 everything); the session then stops at the end and says so (``View.source_finished``).
 Policies ask the adapter for proposals (a greedy continuation, a beam search from the
-committed prefix, a CTC transcript, attention weights); they never touch ESPnet, audio or
-time themselves.
+committed prefix, a CTC transcript, attention weights) through the seam
+(:class:`simul.models.adapter.Adapter`), never an adapter module; they never touch ESPnet,
+audio or time themselves.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:  # types only: a policy never loads the model adapter (or ESPnet) itself
     from simul.corpus import Alignment
-    from simul.models.adapters.espnet_st import Encoded, ESPnetST
+    from simul.models.adapter import Adapter, Encoded
 
 
 @dataclass(frozen=True)
@@ -58,28 +59,29 @@ class Policy:
 
     name: ClassVar[str] = ""
     paper: ClassVar[str] = ""
-    # the models it decodes: "st" (an end-to-end ST model, simul.models.adapters.espnet_st),
-    # "cascade" (ASR + MT, simul.models.adapters.cascade) or "mt" (a text MT on a text source,
-    # simul.decoding.text)
+    # the models it decodes (their Adapter.kind): "st" (an end-to-end ST model), "cascade"
+    # (ASR + MT, a CascadeAdapter) or "mt" (a text MT on a text source, simul.decoding.text:
+    # a TextMTAdapter)
     runs_on: ClassVar[str] = "st"
-    # a decoder the model must have been trained with (e.g. "transformer_mma"); "" for any
+    # a decoder the model must have been trained with (its decoder_name, e.g.
+    # "transformer_mma": a MonotonicAdapter); "" for any
     needs_decoder: ClassVar[str] = ""
 
     def first_read_ms(self) -> float:
         """How much source to read before the first decision (``math.inf``: all of it)."""
         raise NotImplementedError
 
-    def decide(self, model: ESPnetST, view: View) -> Read | Write:
+    def decide(self, model: Adapter, view: View) -> Read | Write:
         raise NotImplementedError
 
     @staticmethod
-    def finish(model: ESPnetST, view: View, *, maxlenratio: float = 0.0,
+    def finish(model: Adapter, view: View, *, maxlenratio: float = 0.0,
                state: Any = None) -> Write:
         """The input is read: decode greedily to EOS (or the length cap) and finish."""
         hyp = model.greedy(view.encoded, view.units, maxlenratio=maxlenratio, state=state)
         return Write(tuple(hyp.tokens), finished=True)
 
-    def check_model(self, model: ESPnetST) -> list[str]:
+    def check_model(self, model: Adapter) -> list[str]:
         """Refuse (``ValueError``, one line naming the setting) settings that do not apply to
         ``model``; return notes on settings it applies on purpose though the model was not
         trained for them. A session checks this before its first decision

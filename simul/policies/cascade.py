@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from simul.models.adapters.espnet_st import ModelError
+from simul.models.adapter import CascadeAdapter, ModelError
 from simul.policies.base import Policy, Read, View, Write
 from simul.policies.word_detection import wait_k_over_words
 
@@ -72,7 +72,7 @@ class CascadeWaitK(Policy):
     def next_read_ms(self, read_ms: float) -> float:
         return (math.floor(read_ms / self.chunk_ms + _EPS) + 1) * self.chunk_ms
 
-    def stable_words(self, model, view: View) -> list[str]:
+    def stable_words(self, model: CascadeAdapter, view: View) -> list[str]:
         """The source words fed to the MT so far, extended by this chunk's transcript."""
         memo = view.memo
         if memo.get("heard_at") == view.read_ms:
@@ -95,7 +95,7 @@ class CascadeWaitK(Policy):
         memo["stable"], memo["heard_at"] = list(stable), view.read_ms
         return memo["stable"]
 
-    def decide(self, model, view: View) -> Read | Write:
+    def decide(self, model: CascadeAdapter, view: View) -> Read | Write:
         stable = self.stable_words(model, view)
         if view.source_finished:
             if not stable:

@@ -26,9 +26,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from simul.policies.base import Policy, Read, View, Write
 from simul.policies.predecision import TRIGGERS, Predecision
+
+if TYPE_CHECKING:  # types only: a policy never loads a model adapter
+    from simul.models.adapter import MonotonicAdapter
 
 _EPS = 1e-6  # ms
 
@@ -50,7 +54,7 @@ class MonotonicAttention(Policy):
                      f"one of {TRIGGERS} (or empty: the model's own)")
         self.require(self.step_ms >= 0, "step_ms", "≥ 0 (0: the model's Δt)")
 
-    def check_model(self, model) -> list[str]:
+    def check_model(self, model: MonotonicAdapter) -> list[str]:
         """A model trained over fixed blocks is decoded on fixed triggers (any Δt), one
         trained on oracle boundaries on oracle ones (word or phoneme): its heads learned to
         stop at blocks of that kind. ``step_ms`` applies to fixed triggers only. A Δt or an
@@ -78,7 +82,7 @@ class MonotonicAttention(Policy):
                     f"{trigger} ends (a pre-decision it was not trained on)"]
         return []
 
-    def _triggers(self, model, view: View) -> Predecision:
+    def _triggers(self, model: MonotonicAdapter, view: View) -> Predecision:
         if "predecision" not in view.memo:
             step = self.step_ms or model.pre_decision_ms
             trigger = self.trigger or model.pre_decision
@@ -99,7 +103,7 @@ class MonotonicAttention(Policy):
             times.append(view.read_ms)
         return times
 
-    def decide(self, model, view: View) -> Read | Write:
+    def decide(self, model: MonotonicAdapter, view: View) -> Read | Write:
         memo = view.memo
         triggers = self._triggers(model, view)
         next_read = Read(triggers.trigger_time(view, triggers.triggers_passed(view)))

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from simul.policies.base import Policy, Read, View, Write
+
+if TYPE_CHECKING:  # types only: a policy never loads a model adapter
+    from simul.models.adapter import Adapter
 
 
 @dataclass
@@ -19,7 +23,7 @@ class Offline(Policy):
     def __post_init__(self) -> None:
         self.require(self.beam >= 1, "beam", "≥ 1")
 
-    def check_model(self, model) -> list[str]:
+    def check_model(self, model: Adapter) -> list[str]:
         if self.beam > 1 and getattr(model, "greedy_only", False):
             raise ValueError(f"{self.name}: beam={self.beam}: this model decodes greedily only "
                              "(an MMA model: its heads decide when each step is taken); "
@@ -29,7 +33,7 @@ class Offline(Policy):
     def first_read_ms(self) -> float:
         return math.inf
 
-    def decide(self, model, view: View) -> Read | Write:
+    def decide(self, model: Adapter, view: View) -> Read | Write:
         if not view.source_finished:
             return Read(math.inf)
         if self.beam == 1:

@@ -88,9 +88,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from simul.metrics import units as unit_text
 from simul.policies.base import Policy, Read, View, Write
+
+if TYPE_CHECKING:  # types only: a policy never loads a model adapter
+    from simul.models.adapter import Adapter
 
 Units = tuple[int, ...]
 
@@ -191,7 +195,7 @@ class Onlinization(Policy):
             return local_agreement([beam[0] for beam in chunks], self.n)
         return shared_prefix(chunks, self.n)
 
-    def decide(self, model, view: View) -> Read | Write:
+    def decide(self, model: Adapter, view: View) -> Read | Write:
         memo = view.memo
         next_chunk = Read(view.read_ms + self.chunk_ms)
         if not view.source_finished and memo.get("decided_at") == view.read_ms:

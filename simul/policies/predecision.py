@@ -51,8 +51,12 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from simul.policies.base import Policy, Read, View, Write
+
+if TYPE_CHECKING:  # types only: a policy never loads a model adapter
+    from simul.models.adapter import Adapter
 
 TRIGGERS = ("fixed", "word", "phoneme")
 _EPS = 1e-6  # ms: float slack when times land exactly on a trigger
@@ -129,7 +133,7 @@ class Predecision(Policy):
         return Read(self.trigger_time(view, max(self.triggers_passed(view), needed)))
 
     # ------------------------------------------------------------------ decisions
-    def decide(self, model, view: View) -> Read | Write:
+    def decide(self, model: Adapter, view: View) -> Read | Write:
         memo = view.memo
         state = memo.get("state") if self.reuse_state else None
         if view.source_finished:

@@ -22,9 +22,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from simul.policies.base import Policy, Read, View, Write
 from simul.policies.word_detection import wait_k_over_words
+
+if TYPE_CHECKING:  # types only: a policy never loads a model adapter
+    from simul.models.adapter import TextMTAdapter
 
 
 @dataclass
@@ -44,7 +48,7 @@ class WaitKText(Policy):
     def first_read_ms(self) -> float:
         return float(self.k)  # source words
 
-    def decide(self, model, view: View) -> Read | Write:
+    def decide(self, model: TextMTAdapter, view: View) -> Read | Write:
         if view.source_finished:
             return self.finish(model, view, maxlenratio=self.maxlenratio)
         # </s> before the end of the source (avoid_eos_while_reading off) is not committed:

@@ -38,8 +38,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from simul.policies.base import Policy, Read, View, Write
+
+if TYPE_CHECKING:  # types only: a policy never loads a model adapter
+    from simul.models.adapter import Adapter
 
 
 def g_ms(t: int, *, k: int, stride_ms: float, catchup: float,
@@ -84,7 +88,7 @@ class WaitKCatchup(Policy):
     def first_read_ms(self) -> float:
         return self.g_ms(1)
 
-    def decide(self, model, view: View) -> Read | Write:
+    def decide(self, model: Adapter, view: View) -> Read | Write:
         memo = view.memo
         state = memo.get("state") if self.reuse_state else None
         if view.source_finished:

@@ -13,8 +13,12 @@ unless ``reuse_state`` is off, which re-decodes the committed units over every n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from simul.policies.base import Policy, Read, View, Write
+
+if TYPE_CHECKING:  # types only: a policy never loads a model adapter
+    from simul.models.adapter import Adapter
 
 FRAME_MS = 10.0
 
@@ -39,7 +43,7 @@ class WaitKFrames(Policy):
     def first_read_ms(self) -> float:
         return self.k * FRAME_MS
 
-    def decide(self, model, view: View) -> Read | Write:
+    def decide(self, model: Adapter, view: View) -> Read | Write:
         memo = view.memo
         if memo.get("wrote_at") == view.read_ms and not view.source_finished:
             return Read(view.read_ms + self.s * FRAME_MS)

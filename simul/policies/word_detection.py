@@ -109,10 +109,11 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from simul.metrics import units
-from simul.models.adapters.espnet_st import ModelError
+from simul.models.adapter import Adapter, Encoded, ModelError
 from simul.policies.base import Policy, Read, View, Write
 
 DETECTIONS = ("fixed", "adaptive")
@@ -162,7 +163,7 @@ def warn_runaway(detection: str, avoid_eos_while_reading: bool, *, stacklevel: i
                   stacklevel=stacklevel + 1)
 
 
-def count_words(model, ids: list[int]) -> int:
+def count_words(model: Adapter, ids: list[int]) -> int:
     """Target words begun in the units ``ids`` of ``model`` (complete or not)."""
     return units.count_words([model.token_list[i] for i in ids], model.unit_type)
 
@@ -209,7 +210,7 @@ class WaitKWords(Policy):
         chunks = math.floor(read_ms / self.chunk_ms + _EPS) + 1
         return chunks * self.chunk_ms
 
-    def source_words(self, model, view: View) -> int:
+    def source_words(self, model: Adapter, view: View) -> int:
         """W(t): source words detected in the ``view.read_ms`` read so far."""
         if self.detection == "fixed":
             return fixed_word_count(view.read_ms, self.word_ms)
@@ -224,7 +225,7 @@ class WaitKWords(Policy):
             ) from e
 
     # ------------------------------------------------------------------ decisions
-    def decide(self, model, view: View) -> Read | Write:
+    def decide(self, model: Adapter, view: View) -> Read | Write:
         memo = view.memo
         if view.source_finished:
             hyp = model.greedy(view.encoded, view.units, maxlenratio=self.maxlenratio)
@@ -241,13 +242,13 @@ class WaitKWords(Policy):
             return Write(tuple(new), finished=True)
         return Write(tuple(new)) if new else next_read
 
-    def _continue_to_word(self, model, view: View, allowed: int) -> tuple[list[int], bool]:
+    def _continue_to_word(self, model: Adapter, view: View, allowed: int) -> tuple[list[int], bool]:
         return continue_to_word(model, view.encoded, view.units, allowed,
                                 maxlenratio=self.maxlenratio,
                                 avoid_eos=self.avoid_eos_while_reading)
 
 
-def continue_to_word(model, encoded, committed: list[int], allowed: int, *,
+def continue_to_word(model: Adapter, encoded: Encoded, committed: list[int], allowed: int, *,
                      maxlenratio: float = 0.0, avoid_eos: bool = False
                      ) -> tuple[list[int], bool]:
     """Greedy units after the ``committed`` ones, over ``encoded``, until ``allowed`` target
@@ -281,9 +282,9 @@ def continue_to_word(model, encoded, committed: list[int], allowed: int, *,
             return new, False
 
 
-def wait_k_over_words(model, encode, committed: list[int], words_read: int, k: int,
-                      next_read: Read, *, maxlenratio: float, avoid_eos: bool
-                      ) -> Read | Write:
+def wait_k_over_words(model: Adapter, encode: Callable[[], Encoded], committed: list[int],
+                      words_read: int, k: int, next_read: Read, *, maxlenratio: float,
+                      avoid_eos: bool) -> Read | Write:
     """One wait-k decision over source words that are given (a text source, a cascade's
     stable transcript): with ``words_read`` words the target may have ``words_read − k + 1``
     words (g(i) = k + i − 1). Writes the greedy units that complete them, over the encoder

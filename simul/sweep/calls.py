@@ -16,31 +16,34 @@ their arguments (tested in ``tests/test_sweep.py``).
 
 Decoder steps. Settings re-decode their committed units over the encoder outputs they
 share, and their units often begin alike, while their calls differ (another prefix, another
-budget). Each encoder output this memory computes gets a
-:class:`~simul.models.adapters.espnet_st.PrefixMemory`: a Transformer decoder re-decoding from
-scratch resumes from the longest prefix of its units some setting decoded over that output,
-and the setting is charged what those steps cost when they were computed (the same
-results, bit for bit; P22's grid on the en-de Conformer takes 40 % fewer decoder steps, ``python
+budget). Each encoder output this memory computes gets the model's prefix memory
+(:meth:`simul.models.adapter.Adapter.prefix_memory`; an ESPnet Transformer decoder's
+:class:`~simul.models.adapters.espnet_st.PrefixMemory`): a decoder re-decoding from scratch
+resumes from the longest prefix of its units some setting decoded over that output, and the
+setting is charged what those steps cost when they were computed (the same results, bit for
+bit; P22's grid on the en-de Conformer takes 40 % fewer decoder steps, ``python
 benchmarks/sweep.py``'s part 4).
 
 Arguments are compared by value (numbers, token lists, the audio prefix's length) or, for
 encoder outputs and decoder states, by identity: those objects come out of this memory, so
-the same object means the same computation history. Each entry holds its arguments, so an
-object's id cannot be reused while the memory lives. One instance serves one utterance.
+the same object means the same computation history. A call is keyed with every argument
+the seam (:class:`simul.models.adapter.Adapter`) names, so a default left out and the same
+value given are one call. Each entry holds its arguments, so an object's id cannot be
+reused while the memory lives. One instance serves one utterance.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import torch
 
 from simul.models import device as devices
-from simul.models.adapters.espnet_st import DecoderState, Encoded, ESPnetST, Hyp, PrefixMemory
+from simul.models.adapter import Adapter, DecoderState, Delegate, Encoded, Hyp
 
 
 def _key(value: Any) -> Any:
@@ -74,25 +77,22 @@ class _Entry:
     hits: int = 0  # times answered from memory
 
 
-class SharedCalls:
-    """The adapter ``model`` with a memory of its calls for one utterance (see module doc)."""
+class SharedCalls(Delegate):
+    """The adapter ``model`` with a memory of its calls for one utterance (see module doc):
+    the calls below are remembered; every other member of the seam
+    (:class:`simul.models.adapter.Delegate`) is the model's own."""
 
-    def __init__(self, model: ESPnetST, clock: Callable[[], float] | None = None):
-        self.model = model
+    def __init__(self, model: Adapter, clock: Callable[[], float] | None = None):
+        super().__init__(model)
         # the model's device's clock (simul.models.device.timing_clock): on a GPU a call's
         # time includes the kernels it queued; time.perf_counter itself on the CPU
         self._clock = (devices.timing_clock(getattr(model, "device", devices.CPU))
                        if clock is None else clock)
         self._memory: dict[tuple, _Entry] = {}
         self._reused_ms = 0.0
-        # a prefix memory per encoder output, for Transformer decoders' greedy steps
-        self._prefixes = bool(getattr(model, "_transformer_scorer", False))
         self._charge_ms = 0.0
         self.hits: Counter[str] = Counter()  # by call name
         self.misses: Counter[str] = Counter()
-
-    def __getattr__(self, name: str) -> Any:  # token_list, unit, detokenize, ...
-        return getattr(self.model, name)
 
     def costs(self) -> dict[str, dict[str, float]]:
         """Per call name: calls ``made``, ``computed`` (the rest came from memory),
@@ -128,8 +128,10 @@ class SharedCalls:
             reused, self._reused_ms = self._reused_ms, 0.0
             self._charge_ms += reused
             entry = _Entry(value, 1000.0 * (self._clock() - t0) + reused, args)
-            if isinstance(value, Encoded) and self._prefixes:
-                value.derived["prefixes"] = PrefixMemory(self._clock, self._reuse)
+            if isinstance(value, Encoded):  # the decoder steps over it, shared (or None)
+                memory = self.inner.prefix_memory(self._clock, self._reuse)
+                if memory is not None:
+                    value.derived["prefixes"] = memory
             self._memory[(name, *key)] = entry
             self.misses[name] += 1
         else:
@@ -140,44 +142,52 @@ class SharedCalls:
 
     def _method(self, name: str, *args, **kwargs) -> Any:
         key = (_key(args), _key(sorted(kwargs.items())))
-        method = getattr(self.model, name)
+        method = getattr(self.inner, name)
         return self._call(name, key, (args, kwargs), lambda: method(*args, **kwargs))
 
+    # ------------------------------------------------------------------ remembered calls
     def encode(self, audio: np.ndarray) -> Encoded:
         """The encoder output of a prefix of this utterance's audio, by its length."""
         audio = np.asarray(audio)
         start = audio.__array_interface__["data"][0]
         return self._call("encode", (start, audio.shape[0]), (audio,),
-                          lambda: self.model.encode(audio))
+                          lambda: self.inner.encode(audio))
 
-    def step(self, *args, **kwargs):
-        return self._method("step", *args, **kwargs)
+    def step(self, enc: Encoded, state: DecoderState | None = None,
+             tokens: list[int] | None = None) -> tuple[torch.Tensor, DecoderState]:
+        return self._method("step", enc, state, tokens)
 
-    def greedy(self, *args, **kwargs) -> Hyp:
-        return self._method("greedy", *args, **kwargs)
+    def greedy(self, enc: Encoded, prefix: Sequence[int] = (), *, max_new: int | None = None,
+               maxlenratio: float = 0.0, avoid_eos: bool = False,
+               state: Any = None) -> Hyp:
+        return self._method("greedy", enc, prefix, max_new=max_new, maxlenratio=maxlenratio,
+                            avoid_eos=avoid_eos, state=state)
 
-    def beam_search(self, *args, **kwargs) -> list[Hyp]:
-        return self._method("beam_search", *args, **kwargs)
+    def beam_search(self, enc: Encoded, prefix: Sequence[int] = (), *, beam: int = 5,
+                    nbest: int | None = None, maxlenratio: float = 0.0) -> list[Hyp]:
+        return self._method("beam_search", enc, prefix, beam=beam, nbest=nbest,
+                            maxlenratio=maxlenratio)
 
-    def ctc_greedy(self, *args, **kwargs) -> list[int]:
-        return self._method("ctc_greedy", *args, **kwargs)
+    def ctc_greedy(self, enc: Encoded) -> list[int]:
+        return self._method("ctc_greedy", enc)
 
-    def ctc_words(self, *args, **kwargs) -> list[str]:
-        return self._method("ctc_words", *args, **kwargs)
+    def ctc_words(self, enc: Encoded) -> list[str]:
+        return self._method("ctc_words", enc)
 
-    def cross_attention(self, *args, **kwargs) -> torch.Tensor:
-        return self._method("cross_attention", *args, **kwargs)
+    def cross_attention(self, enc: Encoded, tokens: list[int],
+                        layer: int = -1) -> torch.Tensor:
+        return self._method("cross_attention", enc, tokens, layer)
 
-    def asr_words(self, *args, **kwargs) -> list[str]:
+    def asr_words(self, enc: Encoded) -> list[str]:
         """A cascade's transcript of an encoded prefix (:mod:`simul.models.adapters.cascade`)."""
-        return self._method("asr_words", *args, **kwargs)
+        return self._method("asr_words", enc)
 
-    def encode_words(self, words) -> Encoded:
+    def encode_words(self, words: list[str]) -> Encoded:
         """A text MT's encoding of the source words read (:mod:`simul.decoding.text`), by the
         words."""
         return self._method("encode_words", list(words))
 
-    def mt_encode(self, words) -> Encoded:
+    def mt_encode(self, words: list[str]) -> Encoded:
         """A cascade's MT encoding of source words, by the words: settings that feed the MT
         the same words share it, and the decoder calls over it."""
         return self._method("mt_encode", list(words))

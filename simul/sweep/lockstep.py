@@ -7,7 +7,7 @@ calls (``benchmarks/lockstep.py`` measures it). :class:`Lockstep` runs one decod
 per utterance, each in its own thread, but one at a time: a job runs until it asks the
 model to encode a prefix (or ends), then the next job runs. When every job waits, the
 requests are grouped by prefix length, each group is encoded in one call
-(:meth:`~simul.models.adapters.espnet_st.ESPnetST.encode_batch`) and the jobs go on, in the same
+(:meth:`simul.models.adapter.Adapter.encode_batch`) and the jobs go on, in the same
 order. The schedule depends only on what the jobs ask, so results are deterministic.
 Everything else (decoder calls, policies) runs unbatched, inside each job.
 
@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from simul.models import device as devices
-from simul.models.adapters.espnet_st import Encoded, ESPnetST
+from simul.models.adapter import Adapter, Delegate, Encoded
 
 
 @dataclass
@@ -53,16 +53,15 @@ class _Lane:
     wake: threading.Event = field(default_factory=threading.Event)
 
 
-class _LaneModel:
+class _LaneModel(Delegate):
     """The model as one job sees it: :meth:`encode` waits for the lockstep's batch;
-    everything else is the model's own."""
+    every other member of the seam (:class:`simul.models.adapter.Delegate`) is the
+    model's own."""
 
     def __init__(self, lockstep: Lockstep, lane: _Lane):
+        super().__init__(lockstep.model)
         self._lockstep = lockstep
         self._lane = lane
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._lockstep.model, name)
 
     def encode(self, audio: np.ndarray) -> Encoded:
         return self._lockstep._wait_for_encode(self._lane, np.asarray(audio))
@@ -77,7 +76,7 @@ class Lockstep:
     :meth:`run` returns the jobs' results in order, or raises the first job's error once
     every job has ended."""
 
-    def __init__(self, model: ESPnetST, clock: Callable[[], float] | None = None):
+    def __init__(self, model: Adapter, clock: Callable[[], float] | None = None):
         self.model = model
         self._clock = (devices.timing_clock(getattr(model, "device", devices.CPU))
                        if clock is None else clock)

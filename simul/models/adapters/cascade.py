@@ -29,13 +29,8 @@ import torch
 
 from simul.metrics import units
 from simul.models import registry
-from simul.models.adapters.espnet_st import (
-    Encoded,
-    ESPnetST,
-    ModelError,
-    read_config,
-    resolve_model_dir,
-)
+from simul.models.adapter import Delegate, Encoded, ModelError
+from simul.models.adapters.espnet_st import ESPnetST, read_config, resolve_model_dir
 
 CASCADE_FILE = registry.CASCADE_FILE
 
@@ -133,19 +128,28 @@ class TextMT(ESPnetST):
         return self.beam_search(enc, beam=beam, nbest=1, maxlenratio=maxlenratio)[0].tokens
 
 
-class Cascade:
-    """ASR → MT behind the adapter interface (see the module doc). Attributes not defined
-    here are the MT model's (its target units, decoder calls, text)."""
+class Cascade(Delegate):
+    """ASR → MT behind the adapter interface (:class:`simul.models.adapter.CascadeAdapter`,
+    see the module doc): :meth:`encode` is the ASR's; the units, the decoder calls (over
+    :meth:`mt_encode`'s output) and the text are the MT's, handed on by
+    :class:`~simul.models.adapter.Delegate`, and so are the MT model's other attributes."""
 
     kind = "cascade"  # only the cascade policy runs on it (Policy.runs_on)
 
     def __init__(self, asr: SpeechASR, mt: TextMT, name: str = "cascade"):
+        super().__init__(mt)
         self.asr, self.mt, self.name = asr, mt, name
-        self.device = asr.device
-        self.config_path = mt.config_path
+
+    @property
+    def device(self) -> str:
+        return self.asr.device
+
+    @property
+    def config_path(self) -> Path:
+        return self.mt.config_path
 
     def __getattr__(self, name: str):
-        if name in ("asr", "mt"):  # not yet set (copy, pickle)
+        if name in ("asr", "mt", "inner"):  # not yet set (copy, pickle)
             raise AttributeError(name)
         return getattr(self.mt, name)
 

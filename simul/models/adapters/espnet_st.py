@@ -1,7 +1,9 @@
-"""Adapter over an ESPnet2 speech-translation model: the narrow seam policies talk to.
+"""Adapter over an ESPnet2 speech-translation model, behind the seam policies talk to.
 
 One object wraps one ESPnet2 ``ESPnetSTModel`` (any encoder; Transformer or RNN decoder)
-and exposes what simultaneous policies need, in plain types:
+and exposes what simultaneous policies need (:class:`simul.models.adapter.Adapter`), in
+the seam's plain types (:class:`~simul.models.adapter.Encoded`,
+:class:`~simul.models.adapter.DecoderState`, :class:`~simul.models.adapter.Hyp`):
 
 - :meth:`encode` — features and encoder states of an audio *prefix* (no look-ahead: the
   prefix is featurized on its own, exactly as a streaming system would),
@@ -26,7 +28,6 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
@@ -35,29 +36,21 @@ import yaml
 from simul.metrics import units
 from simul.models import device as devices
 from simul.models import hub, parent
+from simul.models.adapter import (
+    SAMPLE_RATE,
+    DecoderState,
+    Encoded,
+    Hyp,
+    ModelError,
+    greedy_continuation,
+    length_cap,
+)
 from simul.models.espnet_env import import_espnet
 from simul.models.extensions import decoder_scorers
 
-SAMPLE_RATE = 16000
-
-
-class ModelError(ValueError):
-    """A model directory that cannot be loaded; the message names the file and field."""
-
-
-@dataclass
-class Encoded:
-    """Encoder states of one audio prefix."""
-
-    states: torch.Tensor  # (T_enc, D)
-    n_samples: int  # audio samples that produced them
-    # what the decoder derives from the states alone (the RNN attention's projection):
-    # computed by encode(), once per encoder output however many decoding calls read it
-    derived: dict = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def frames(self) -> int:
-        return int(self.states.shape[0])
+# the seam's names (simul.models.adapter) stay importable from here, where they were defined
+__all__ = ["SAMPLE_RATE", "DecoderState", "ESPnetST", "Encoded", "Hyp", "ModelError",
+           "PrefixMemory", "load_weights", "read_config", "resolve_model_dir"]
 
 
 @dataclass
@@ -81,13 +74,13 @@ class _PrefixNode:
 class PrefixMemory:
     """The Transformer decoder steps taken from scratch over one encoder output, as a tree
     of unit prefixes (<sos> first). A sweep's settings re-decode their committed units over
-    the same encoder outputs (:mod:`simul.sweep.calls` gives each one it shares a memory,
-    in ``Encoded.derived["prefixes"]``), and their prefixes often agree: a setting resumes
-    from the longest prefix decoded before. Resuming rebuilds ESPnet's cache from the rows
-    it was made of, so the steps that follow are those computed from scratch, bit for bit
-    (tested). ``clock`` times each step; ``charge(ms)`` is told what the steps resumed from
-    cost when they were computed, so that computation-aware latency stays what the setting
-    would have spent alone."""
+    the same encoder outputs (:mod:`simul.sweep.calls` gives each one it shares a memory
+    made by :meth:`ESPnetST.prefix_memory`, in ``Encoded.derived["prefixes"]``), and their
+    prefixes often agree: a setting resumes from the longest prefix decoded before. Resuming
+    rebuilds ESPnet's cache from the rows it was made of, so the steps that follow are those
+    computed from scratch, bit for bit (tested). ``clock`` times each step; ``charge(ms)``
+    is told what the steps resumed from cost when they were computed, so that
+    computation-aware latency stays what the setting would have spent alone."""
 
     def __init__(self, clock: Callable[[], float], charge: Callable[[float], None]):
         self.clock, self.charge = clock, charge
@@ -104,24 +97,6 @@ class PrefixMemory:
         self.charge(sum(n.ms for n in path))
         cache = [torch.cat([n.rows[i] for n in path], dim=1) for i in range(len(path[0].rows))]
         return node, DecoderState(want[: len(path)], cache, path[-1].logp)
-
-
-@dataclass
-class Hyp:
-    tokens: list[int]  # new tokens after the forced prefix, EOS excluded
-    score: float  # sum of the log-probabilities of the new tokens (ESPnet's score)
-    ended: bool  # the model predicted EOS
-    capped: bool = False  # stopped by the output-length cap
-    resume: DecoderState | None = field(default=None, repr=False)  # state before the last unit
-
-
-@dataclass
-class DecoderState:
-    """Decoder state after consuming ``tokens`` (<sos> first); ``logp`` scores the next unit."""
-
-    tokens: list[int]
-    state: Any = None
-    logp: torch.Tensor | None = field(default=None, repr=False)
 
 
 def _find(model_dir: Path, value: str | None) -> str | None:
@@ -306,6 +281,15 @@ class ESPnetST:
         config, model_file = resolve_model_dir(model_dir)
         return cls(config, model_file, device)
 
+    def prefix_memory(self, clock: Callable[[], float],
+                      charge: Callable[[float], None]) -> PrefixMemory | None:
+        """A :class:`PrefixMemory` for one encoder output that several callers share
+        (:mod:`simul.sweep.calls`), or None when :meth:`step` does not resume from one (an
+        RNN decoder, ESPnet's own decoding)."""
+        if self.use_decoder_scorers and self._transformer_scorer:
+            return PrefixMemory(clock, charge)
+        return None
+
     # ------------------------------------------------------------------ encoder
     @property
     def subsampling(self) -> int:
@@ -445,12 +429,9 @@ class ESPnetST:
         return logp, DecoderState(want, s, logp)
 
     def max_length(self, enc: Encoded, maxlenratio: float = 0.0) -> int:
-        """ESPnet's output-length cap: T_enc when ``maxlenratio`` is 0."""
-        if maxlenratio == 0:
-            return enc.frames
-        if maxlenratio < 0:
-            return int(-maxlenratio)
-        return max(1, int(maxlenratio * enc.frames))
+        """ESPnet's output-length cap (:func:`simul.models.adapter.length_cap`): T_enc when
+        ``maxlenratio`` is 0."""
+        return length_cap(enc.frames, maxlenratio)
 
     @torch.inference_mode()
     def greedy(self, enc: Encoded, prefix: list[int] = (), *, max_new: int | None = None,
@@ -461,34 +442,11 @@ class ESPnetST:
         ``avoid_eos`` takes the best non-EOS unit instead of EOS (Papi et al. 2022, App. A).
         ``state`` (a previous :attr:`Hyp.resume` for a prefix of ``prefix``) reuses the
         decoder state computed over an earlier encoder output (Nguyen et al. 2021, eq. 2):
-        only the units it has not consumed are decoded, over ``enc``.
+        only the units it has not consumed are decoded, over ``enc``
+        (:func:`simul.models.adapter.greedy_continuation` over :meth:`step`).
         """
-        prefix = list(prefix)
-        cap = self.max_length(enc, maxlenratio)
-        budget = cap - len(prefix) if max_new is None else min(max_new, cap - len(prefix))
-        if enc.frames == 0 or budget <= 0:
-            return Hyp([], 0.0, ended=False, capped=budget <= 0, resume=state)
-        # the state before the last committed unit: re-consuming that unit over a newer
-        # encoder output is how a later step predicts the next one (eq. 2)
-        resume = state
-        if prefix:
-            _, resume = self.step(enc, state, prefix[:-1])
-        logp, cur = self.step(enc, resume, prefix)
-        new, score = [], 0.0
-        for _ in range(budget):
-            if avoid_eos:
-                logp = logp.clone()
-                logp[self.eos] = -float("inf")
-            tok = int(torch.argmax(logp))
-            if tok == self.eos:
-                return Hyp(new, score + float(logp[tok]), ended=True, resume=resume)
-            score += float(logp[tok])
-            new.append(tok)
-            resume = cur
-            if len(new) == budget:  # the next unit's scores would go unused
-                break
-            logp, cur = self.step(enc, cur, prefix + new)
-        return Hyp(new, score, ended=False, capped=len(prefix) + len(new) >= cap, resume=resume)
+        return greedy_continuation(self, enc, prefix, max_new=max_new, maxlenratio=maxlenratio,
+                                   avoid_eos=avoid_eos, state=state)
 
     @torch.inference_mode()
     def beam_search(self, enc: Encoded, prefix: list[int] = (), *, beam: int = 5,

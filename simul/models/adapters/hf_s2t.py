@@ -1,15 +1,15 @@
 """Adapter over transformers' Speech2Text models (fairseq S2T): the seam policies talk to.
 
-The second model family beside ESPnet2's (:mod:`simul.models.adapters.espnet_st`), with the same
-calls in the same plain types (:class:`~simul.models.adapters.espnet_st.Encoded`,
-:class:`~simul.models.adapters.espnet_st.DecoderState`,
-:class:`~simul.models.adapters.espnet_st.Hyp`), so
-that every policy that needs only encoder prefixes and decoder steps runs on it: wait-k
-over frames (Nguyen et al. 2021) and over fixed-duration words (Papi et al. 2022), the
-pre-decision module (Ma et al. 2020), onlinization with its beam (Polák et al. 2022),
-catch-up (Han et al. 2020), offline decoding, and the cross-attention policies AlignAtt and
-EDAtt. What the model does not have is refused in one line: a source-language CTC (Papi et
-al.'s adaptive word detection) and monotonic attention heads (the ``mma`` policy).
+The second model family beside ESPnet2's (:mod:`simul.models.adapters.espnet_st`), with the
+same calls (:class:`simul.models.adapter.Adapter`) in the same plain types
+(:class:`~simul.models.adapter.Encoded`, :class:`~simul.models.adapter.DecoderState`,
+:class:`~simul.models.adapter.Hyp`), so that every policy that needs only encoder prefixes
+and decoder steps runs on it: wait-k over frames (Nguyen et al. 2021) and over
+fixed-duration words (Papi et al. 2022), the pre-decision module (Ma et al. 2020),
+onlinization with its beam (Polák et al. 2022), catch-up (Han et al. 2020), offline
+decoding, and the cross-attention policies AlignAtt and EDAtt. What the model does not have
+is refused in one line: a source-language CTC (Papi et al.'s adaptive word detection) and
+monotonic attention heads (the ``mma`` policy).
 
 A model directory holds what ``facebook/s2t-small-mustc-en-de-st`` publishes: ``config.json``
 (``model_type: speech_to_text``), ``preprocessor_config.json`` (the
@@ -41,6 +41,7 @@ imported when a model is loaded.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +50,15 @@ import torch
 from simul.metrics import units
 from simul.models import device as devices
 from simul.models import registry
-from simul.models.adapters.espnet_st import SAMPLE_RATE, DecoderState, Encoded, Hyp, ModelError
+from simul.models.adapter import (
+    SAMPLE_RATE,
+    DecoderState,
+    Encoded,
+    Hyp,
+    ModelError,
+    greedy_continuation,
+    length_cap,
+)
 
 WINDOW_SAMPLES = 400
 """Samples of one Kaldi filterbank frame (25 ms): a shorter prefix has no features."""
@@ -219,12 +228,9 @@ class HFSpeech2Text:
         return logp[-1], DecoderState(want, kv, logp[-1])
 
     def max_length(self, enc: Encoded, maxlenratio: float = 0.0) -> int:
-        """The output-length cap: T_enc when ``maxlenratio`` is 0 (as ESPnet's)."""
-        if maxlenratio == 0:
-            return enc.frames
-        if maxlenratio < 0:
-            return int(-maxlenratio)
-        return max(1, int(maxlenratio * enc.frames))
+        """The output-length cap: T_enc when ``maxlenratio`` is 0 (ESPnet's,
+        :func:`simul.models.adapter.length_cap`)."""
+        return length_cap(enc.frames, maxlenratio)
 
     @torch.inference_mode()
     def greedy(self, enc: Encoded, prefix: list[int] = (), *, max_new: int | None = None,
@@ -233,32 +239,16 @@ class HFSpeech2Text:
         """Greedy continuation of ``prefix``: argmax until </s>, ``max_new`` units, or the
         cap; ``avoid_eos`` takes the best unit but </s> (Papi et al. 2022, App. A);
         ``state`` (a previous :attr:`Hyp.resume`) reuses a decoder state (Nguyen et al.
-        2021, eq. 2). The same contract as
-        :meth:`simul.models.adapters.espnet_st.ESPnetST.greedy`."""
-        prefix = list(prefix)
-        cap = self.max_length(enc, maxlenratio)
-        budget = cap - len(prefix) if max_new is None else min(max_new, cap - len(prefix))
-        if enc.frames == 0 or budget <= 0:
-            return Hyp([], 0.0, ended=False, capped=budget <= 0, resume=state)
-        resume = state
-        if prefix:  # the state before the last committed unit, re-consumed over enc
-            _, resume = self.step(enc, state, prefix[:-1])
-        logp, cur = self.step(enc, resume, prefix)
-        new, score = [], 0.0
-        for _ in range(budget):
-            if avoid_eos:
-                logp = logp.clone()
-                logp[self.eos] = -float("inf")
-            tok = int(torch.argmax(logp))
-            if tok == self.eos:
-                return Hyp(new, score + float(logp[tok]), ended=True, resume=resume)
-            score += float(logp[tok])
-            new.append(tok)
-            resume = cur
-            if len(new) == budget:
-                break
-            logp, cur = self.step(enc, cur, prefix + new)
-        return Hyp(new, score, ended=False, capped=len(prefix) + len(new) >= cap, resume=resume)
+        2021, eq. 2). The loop of every offline decoder,
+        :func:`simul.models.adapter.greedy_continuation`, over :meth:`step`."""
+        return greedy_continuation(self, enc, prefix, max_new=max_new, maxlenratio=maxlenratio,
+                                   avoid_eos=avoid_eos, state=state)
+
+    def prefix_memory(self, clock: Callable[[], float],
+                      charge: Callable[[float], None]) -> None:
+        """None: its decoder steps resume from no memory shared between callers
+        (:meth:`simul.models.adapter.Adapter.prefix_memory`)."""
+        return None
 
     @torch.inference_mode()
     def beam_search(self, enc: Encoded, prefix: list[int] = (), *, beam: int = 5,

@@ -24,36 +24,21 @@ models' attention or step their decoders are refused with a message.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import torch
 
-from simul.models.adapters.espnet_st import Encoded, ESPnetST, Hyp, ModelError
+from simul.models.adapter import (
+    SAMPLE_RATE,
+    Encoded,
+    Hyp,
+    ModelError,
+    MonotonicState,
+    MonotonicStep,
+)
+from simul.models.adapters.espnet_st import ESPnetST
 
-SAMPLE_RATE = 16000
-
-
-@dataclass
-class MonotonicState:
-    """After committing ``tokens`` (<sos> first): ESPnet's per-layer cache of every
-    position but the last, and where each head stopped for the last committed unit
-    (``stops``, (layers, heads) block indices; zeros before the first)."""
-
-    tokens: list[int]
-    cache: list[torch.Tensor] | None
-    stops: torch.Tensor
-
-
-@dataclass
-class MonotonicStep:
-    """One step's outcome: ``waiting`` when a head found no stop among the blocks read (the
-    step cannot be taken yet); otherwise ``logp`` of the next unit, and the stops and cache
-    :meth:`ESPnetMMA.advance` commits with it."""
-
-    waiting: bool
-    logp: torch.Tensor | None
-    stops: torch.Tensor
-    cache: list[torch.Tensor]
+# the seam's names (simul.models.adapter) stay importable from here, where they were defined
+__all__ = ["ESPnetMMA", "MonotonicState", "MonotonicStep"]
 
 
 class ESPnetMMA(ESPnetST):
