@@ -116,6 +116,29 @@ def test_simultaneous_training_gets_the_runs_units(tmp_path, monkeypatch):
     assert conf["decoder_conf"]["source"] == "text"
     assert conf["decoder_conf"]["src_units_file"] == str(tokens)
     assert conf["decoder_conf"]["src_unit_type"] == "bpe"
+    # adaptive detection on speech: the source CTC's words, in the run's source units
+    train.train("conformer_bpe_en-es", workdir=tmp_path / "adaptive", progress=False,
+                overrides=["espnet.decoder=transformer_waitk", "espnet.decoder_conf.k_train=3",
+                           "espnet.decoder_conf.detection=adaptive"])
+    conf = yaml.safe_load((tmp_path / "adaptive" / "train_config.yaml").read_text())
+    assert conf["decoder_conf"]["detection"] == "adaptive"
+    assert conf["decoder_conf"]["src_units_file"] == str(tokens)
+    assert "source" not in conf["decoder_conf"]
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["espnet.decoder_conf.detection=ctc"], "detection: 'fixed' or 'adaptive', got 'ctc'"),
+    (["espnet.model_conf.asr_weight=0.0"], "set espnet.model_conf.asr_weight > 0"),
+])
+def test_adaptive_detection_is_refused_before_any_export(tmp_path, monkeypatch, overrides,
+                                                         message):
+    exported = []
+    monkeypatch.setattr(prepare, "export_split", lambda *a, **k: exported.append(a))
+    with pytest.raises(ValueError, match=message):
+        train.train("conformer_bpe_en-es", workdir=tmp_path / "run", progress=False,
+                    overrides=["espnet.decoder=transformer_waitk",
+                               "espnet.decoder_conf.detection=adaptive", *overrides])
+    assert exported == [] and list(tmp_path.iterdir()) == []  # nothing written
 
 
 @pytest.mark.parametrize("name", train.recipes())
