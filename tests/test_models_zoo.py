@@ -491,6 +491,9 @@ def test_every_shipped_model_has_its_papers_as_the_docs_say():
     for name in registry.shipped():
         assert papers(name) == table[name], name
     assert papers("my_own_model") == ""
+    # the P22 grid (not shipped yet) is Figs. 1–2, not the offline Transformer's Table 1
+    assert papers("transformer_bpe_en-de_waitk11_adaptive") == "P22 Figs. 1–2"
+    assert papers("transformer_bpe_en-de") == "P22 Table 1"
 
 
 def test_simul_models_has_pair_and_paper_columns(fake_run, tmp_path, monkeypatch, capsys):

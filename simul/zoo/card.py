@@ -311,6 +311,7 @@ PAPERS = (
     ("conformer_bpe_en-??_multipath", "P22 §3"),
     ("conformer_bpe_en-de", "P22, M20, K22, H20"),
     ("conformer_bpe_en-es", "P22"),
+    ("transformer_bpe_en-??_waitk*_*", "P22 Figs. 1–2"),
     ("transformer_bpe_en-??", "P22 Table 1"),
     ("blstm_char_en-pt", "N21 Table 2"),
     ("blstm_char_en-??", "N21 Table 1"),
