@@ -111,6 +111,21 @@ def test_a_model_trained_in_simultaneous_mode_packs_as_espnets_decoder(fake_run,
     card = write_card("tiny_stride", root=tmp_path / "models").read_text()
     assert "k_train = 4, one target unit per stride of 350 ms" in card
 
+    # P22's adaptive detection: the source CTC's words, no word duration to keep
+    conf["decoder_conf"].pop("step")
+    conf["decoder_conf"].update(k_train=5, detection="adaptive",
+                                src_units_file="/somewhere/src_tokens.txt", src_unit_type="bpe")
+    (exp / "config.yaml").write_text(yaml.safe_dump(conf))
+    out = pack.pack(exp, "tiny_adaptive", pair="en-es", n_average=1,
+                    out_root=tmp_path / "models")
+    packed = yaml.safe_load((out / "config.yaml").read_text())
+    assert packed["decoder"] == "transformer"
+    assert packed["decoder_conf"] == {"attention_heads": 2, "linear_units": 64, "num_blocks": 2}
+    info = json.loads((out / "simul.json").read_text())
+    assert info["simultaneous_training"] == {"k_train": 5, "detection": "adaptive"}
+    card = write_card("tiny_adaptive", root=tmp_path / "models").read_text()
+    assert "k_train = 5, words by adaptive detection: the greedy transcript" in card
+
 
 def test_an_mma_model_packs_with_its_decoder_and_loads_as_mma(fake_run, tmp_path):
     # transformer_mma stays in the packed config (its adapter decodes it); simul.json and the
@@ -476,6 +491,9 @@ def test_every_shipped_model_has_its_papers_as_the_docs_say():
     for name in registry.shipped():
         assert papers(name) == table[name], name
     assert papers("my_own_model") == ""
+    # the P22 grid (not shipped yet) is Figs. 1–2, not the offline Transformer's Table 1
+    assert papers("transformer_bpe_en-de_waitk11_adaptive") == "P22 Figs. 1–2"
+    assert papers("transformer_bpe_en-de") == "P22 Table 1"
 
 
 def test_simul_models_has_pair_and_paper_columns(fake_run, tmp_path, monkeypatch, capsys):

@@ -40,6 +40,13 @@ def every_claim():
                                 "w3": {3: (500, 16.0), 5: (1500, 28.0)}})
     for eos in (False, True):
         yield from papi2022.trained_claims(trained, "off", ["w3"], eos_allowed=eos)
+    grid = [("off", "fixed"), ("off", "adaptive")]
+    grid += [(f"{d}{k}", d) for d in papi2022.DETECTIONS for k in papi2022.KS]
+    yield from papi2022.grid_claims(
+        p22.summary([p22.row(m, d, k, 800.0 * (j + 1), 10.0 + j)
+                     for m, d in grid for j, k in enumerate((3, 5, 7))]),
+        "off", {d: {k: f"{d}{k}" for k in papi2022.KS} for d in papi2022.DETECTIONS},
+        {d: [] for d in papi2022.DETECTIONS}, pair="en-de", tag=False)
     yield from papi2022.pair_claims(
         p22.summary(p22.curves("T-de"), p22.curves("T-es", shift=3.0),
                     [p22.offline("T-de", 1, 18.0), p22.offline("T-es", 1, 20.0)]),

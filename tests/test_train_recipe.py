@@ -116,6 +116,29 @@ def test_simultaneous_training_gets_the_runs_units(tmp_path, monkeypatch):
     assert conf["decoder_conf"]["source"] == "text"
     assert conf["decoder_conf"]["src_units_file"] == str(tokens)
     assert conf["decoder_conf"]["src_unit_type"] == "bpe"
+    # adaptive detection on speech: the source CTC's words, in the run's source units
+    train.train("conformer_bpe_en-es", workdir=tmp_path / "adaptive", progress=False,
+                overrides=["espnet.decoder=transformer_waitk", "espnet.decoder_conf.k_train=3",
+                           "espnet.decoder_conf.detection=adaptive"])
+    conf = yaml.safe_load((tmp_path / "adaptive" / "train_config.yaml").read_text())
+    assert conf["decoder_conf"]["detection"] == "adaptive"
+    assert conf["decoder_conf"]["src_units_file"] == str(tokens)
+    assert "source" not in conf["decoder_conf"]
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["espnet.decoder_conf.detection=ctc"], "detection: 'fixed' or 'adaptive', got 'ctc'"),
+    (["espnet.model_conf.asr_weight=0.0"], "set espnet.model_conf.asr_weight > 0"),
+])
+def test_adaptive_detection_is_refused_before_any_export(tmp_path, monkeypatch, overrides,
+                                                         message):
+    exported = []
+    monkeypatch.setattr(prepare, "export_split", lambda *a, **k: exported.append(a))
+    with pytest.raises(ValueError, match=message):
+        train.train("conformer_bpe_en-es", workdir=tmp_path / "run", progress=False,
+                    overrides=["espnet.decoder=transformer_waitk",
+                               "espnet.decoder_conf.detection=adaptive", *overrides])
+    assert exported == [] and list(tmp_path.iterdir()) == []  # nothing written
 
 
 @pytest.mark.parametrize("name", train.recipes())
@@ -208,3 +231,47 @@ def test_normalize_from_without_statistics_fails_before_any_export(tmp_path, mon
     monkeypatch.setattr(train, "load_recipe", lambda name: recipe)
     with pytest.raises(ValueError, match=r"normalize_from: .*parent/feats_stats\.npz is missing"):
         train.train("conformer_bpe_en-es", workdir=tmp_path / "run", progress=False)
+
+
+def test_the_p22_grid_recipes_train_every_module_of_the_offline_transformer():
+    # P22 Figs. 1–2: k_train 3, 5, 7, 9, 11, fixed and adaptive detection, both pairs; the
+    # whole model learns, from the shipped offline Transformer (no revision pinned: after the
+    # retraining round, the new one)
+    grid = {(pair, k, detection): f"transformer_bpe_{pair}_waitk{k}_{detection}"
+            for pair in ("en-de", "en-es") for k in (3, 5, 7, 9, 11)
+            for detection in ("fixed", "adaptive")}
+    names = [n for n in train.recipes() if n.startswith("transformer_bpe_en-")
+             and "_waitk" in n]
+    assert sorted(names) == sorted(grid.values())
+    shapes = set()
+    for (pair, k, detection), name in grid.items():
+        recipe = train.load_recipe(name)
+        parent = f"transformer_bpe_{pair}"
+        assert recipe["simul"]["pair"] == pair
+        assert recipe["simul"]["init"] == [{"model": parent,
+                                            "modules": ["encoder", "decoder", "ctc"]}]
+        assert recipe["simul"]["tokens"] == recipe["simul"]["src_tokens"] == {
+            "from": {"model": parent}}
+        espnet = recipe["espnet"]
+        assert "freeze_param" not in espnet and espnet["encoder"] == "transformer"
+        assert espnet["model_conf"]["asr_weight"] > 0  # the source CTC learns too
+        dec = espnet["decoder_conf"]
+        assert espnet["decoder"] == "transformer_waitk"
+        assert (dec["k_train"], dec["detection"]) == (k, detection)
+        assert ("word_ms" in dec) == (detection == "fixed")
+        # apart from pair, k and detection, the 20 recipes are one
+        rest = {key: value for key, value in espnet.items() if key != "decoder_conf"}
+        shapes.add(repr(sorted(rest.items())))
+    assert len(shapes) == 1
+
+
+def test_the_mma_recipes_with_the_encoder_chain_lambda_zero_then_lambda():
+    first, second = (train.load_recipe(n) for n in ("conformer_bpe_en-de_mma_enc",
+                                                    "conformer_bpe_en-de_mma_enc_lat"))
+    assert first["simul"]["init"][0]["model"] == "conformer_bpe_en-de"
+    assert second["simul"]["init"][0]["model"] == "conformer_bpe_en-de_mma_enc"
+    for recipe in (first, second):
+        assert "freeze_param" not in recipe["espnet"]
+        assert recipe["espnet"]["decoder"] == "transformer_mma"
+    assert first["espnet"]["decoder_conf"]["latency_weight"] == 0.0
+    assert second["espnet"]["decoder_conf"]["latency_weight"] > 0

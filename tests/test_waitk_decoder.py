@@ -7,10 +7,12 @@ import pytest
 import torch
 import yaml
 
+from simul.metrics.units import ctc_collapse, ctc_word_frames
 from simul.models.espnet_env import import_espnet
 from simul.models.extensions import unidirectional_encoder
 from simul.models.extensions.waitk_decoder import (
     WaitKTransformerDecoder,
+    adaptive_frame_limits,
     frame_limits,
     register,
     source_word_limits,
@@ -176,6 +178,151 @@ def test_espnet_builds_and_trains_it(units_file, tmp_path):
     assert torch.isfinite(loss)
     loss.backward()
     assert model.decoder.last_k in (1, 2)
+
+
+# ------------------------------------------------------------------ adaptive detection (P22 Fig. 2)
+
+SRC = ["<blank>", "<unk>", "▁the", "▁ca", "t", "▁", "s", "<sos/eos>"]
+# per-frame best units of a made-up source CTC over 14 frames:
+#   frame  0 1 2 3 4 5 6 7 8 9 10 11 12 13
+#   unit   - ▁the ▁the - ▁ca t t - - ▁ ▁ s - ▁the
+CTC_FRAMES = [0, 2, 2, 0, 3, 4, 4, 0, 0, 5, 5, 6, 0, 2]
+
+
+def test_greedy_ctc_units_and_where_its_words_begin():
+    # repeats merged, blanks dropped, each unit at the first frame of its run
+    assert ctc_collapse(CTC_FRAMES) == [(2, 1), (3, 4), (4, 5), (5, 9), (6, 11), (2, 13)]
+    # "▁the ▁ca t ▁ s ▁the": the | cat | s | the; "s" begins its word at frame 11, not the
+    # bare "▁" at frame 9 (a word begins with its first text, as ctc_words counts them)
+    assert ctc_word_frames(CTC_FRAMES, SRC, "bpe") == [1, 4, 11, 13]
+    # a unit repeated across a blank is written twice: two words
+    assert ctc_word_frames([2, 0, 2], SRC, "bpe") == [0, 2]
+    chars = ["<blank>", "a", "b", "<space>"]
+    assert ctc_word_frames([1, 1, 3, 0, 2, 3, 1], chars, "char") == [0, 4, 6]
+
+
+def test_adaptive_frame_limits_by_hand():
+    # utterance 0: words begin at frames 1, 4, 11, 13 of 20; utterance 1: one word at 2, 9
+    # frames. k = 2: target word w sees the frames read when word 2 + w has begun:
+    # w0 → word 2 at frame 4 → 5 frames; w1 → word 3 at 11 → 12; w2 → word 4 at 13 → 14;
+    # w3 → no fifth word → all 20. Utterance 1 has fewer than 2 words: all 9 from w0.
+    words = torch.tensor([[0, 1, 2, 3], [0, 1, 1, 1]])
+    limits = adaptive_frame_limits(words, 2, [[1, 4, 11, 13], [2]], torch.tensor([20, 9]))
+    assert limits.tolist() == [[5, 12, 14, 20], [9, 9, 9, 9]]
+    # k = 1: word 0 waits for the first word (frame 1 → 2 frames)
+    assert adaptive_frame_limits(words[:1], 1, [[1, 4, 11, 13]],
+                                 torch.tensor([20])).tolist() == [[2, 5, 12, 14]]
+    # no word detected at all: every frame
+    assert adaptive_frame_limits(words[:1], 1, [[]], torch.tensor([7])).tolist() == [[7] * 4]
+
+
+@pytest.fixture
+def src_units_file(tmp_path):
+    path = tmp_path / "src_tokens.txt"
+    path.write_text("\n".join(SRC) + "\n")
+    return path
+
+
+def test_the_adaptive_mask_follows_the_ctc(units_file, src_units_file):
+    d = decoder(units_file, k_train=2, detection="adaptive",
+                src_units_file=str(src_units_file), src_unit_type="bpe")
+    d.source_ctc_argmax = lambda hs: torch.tensor([CTC_FRAMES] * hs.shape[0])
+    seen = {}
+
+    def spy(module, inputs, output):  # the first layer's cross-attention mask
+        seen["mask"] = inputs[3]
+
+    hook = d.decoders[0].src_attn.register_forward_hook(spy)
+    eos = len(BPE) - 1
+    # <sos> ▁el ▁ga to ▁c → predicts ▁el ▁ga to ▁c </s>: target words el | gato | c
+    ys_in = torch.tensor([[eos, 2, 3, 4, 6]])
+    with torch.no_grad():
+        d(torch.randn(1, 14, 8), torch.tensor([14]), ys_in, torch.tensor([5]))
+    hook.remove()
+    # worked out by hand from CTC_FRAMES (words begin at frames 1, 4, 11, 13), k = 2:
+    # "el" waits for word 2 (frame 4: 5 frames), "ga" and "to" of "gato" for word 3 (frame
+    # 11: 12 frames), "c" for word 4 (frame 13: 14 frames), </s> sees all 14
+    expected = torch.zeros(5, 14, dtype=torch.bool)
+    for row, n in enumerate([5, 12, 12, 14, 14]):
+        expected[row, :n] = True
+    assert torch.equal(seen["mask"][0], expected)
+    assert d.last_word_frames == [[1, 4, 11, 13]]
+
+
+def test_the_fixed_mask_is_unchanged_by_the_detection_setting(units_file):
+    # the default and an explicit detection: fixed give the rows of test_memory_mask_rows
+    for conf in ({}, {"detection": "fixed"}):
+        d = decoder(units_file, k_train=1, word_ms=160.0, frame_ms=80.0, **conf)
+        seen = {}
+
+        def spy(module, inputs, output, seen=seen):
+            seen["mask"] = inputs[3]
+
+        hook = d.decoders[0].src_attn.register_forward_hook(spy)
+        with torch.no_grad():
+            d(torch.randn(1, 20, 8), torch.tensor([20]), torch.tensor([[7, 2, 3]]),
+              torch.tensor([3]))
+        hook.remove()
+        assert seen["mask"][0].sum(-1).tolist() == [2, 4, 20]
+
+
+@pytest.mark.parametrize("conf, field", [
+    ({"detection": "ctc"}, "detection"),
+    ({"detection": "adaptive"}, "src_units_file"),
+    ({"detection": "adaptive", "step": "unit", "src_units_file": "x"}, "detection")])
+def test_bad_detection_settings_are_refused(units_file, conf, field):
+    with pytest.raises(ValueError, match=field):
+        decoder(units_file, **conf)
+
+
+def _adaptive_st(tmp_path, asr_weight: float):
+    from tests.conftest import _conf
+
+    register()
+    st = import_espnet("espnet2.tasks.st").STTask
+    conf = _conf("transformer")
+    conf["token_list"] = conf["src_token_list"]
+    (tmp_path / "chars.txt").write_text("\n".join(conf["token_list"]) + "\n")
+    conf["decoder"] = "transformer_waitk"
+    conf["decoder_conf"].update(k_train=1, detection="adaptive",
+                                units_file=str(tmp_path / "chars.txt"), unit_type="char",
+                                src_units_file=str(tmp_path / "chars.txt"),
+                                src_unit_type="char")
+    conf["model_conf"]["asr_weight"] = asr_weight
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(conf))
+    args = st.get_parser().parse_args(["--config", str(tmp_path / "config.yaml")])
+    torch.manual_seed(0)
+    return st.build_model(args)
+
+
+def test_espnet_trains_it_with_adaptive_detection_from_its_own_ctc(tmp_path):
+    model = _adaptive_st(tmp_path, 0.3).train()
+    speech = torch.randn(2, 16000)
+    text = torch.tensor([[2, 3, 28, 4], [5, 6, -1, -1]])  # "ab c", "de"
+    torch.manual_seed(1)  # the encoder's dropout, drawn again below
+    loss = model(speech=speech, speech_lengths=torch.tensor([16000, 12000]), text=text,
+                 text_lengths=torch.tensor([4, 2]), src_text=text.clamp(min=0),
+                 src_text_lengths=torch.tensor([4, 2]))[0]
+    assert torch.isfinite(loss)
+    loss.backward()
+    # the detections are those of the model's own CTC on this batch's encoder output
+    torch.manual_seed(1)
+    with torch.no_grad():
+        enc, enc_lens = model.encode(speech, torch.tensor([16000, 12000]))
+    best = model.ctc.argmax(enc)
+    chars = model.decoder.src_units
+    assert any(model.decoder.last_word_frames)  # the random CTC detects words
+    for b, frames in enumerate(model.decoder.last_word_frames):
+        n = int(enc_lens[b])
+        assert len(frames) <= n
+        assert frames == ctc_word_frames(best[b, :n].tolist(), chars, "char")
+    # the decoder holds no copy of the CTC: its parameters are ESPnet's decoder's
+    assert not any(k.startswith("ctc") for k in model.decoder.state_dict())
+
+
+def test_adaptive_detection_without_a_source_ctc_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="model_conf.asr_weight"):
+        _adaptive_st(tmp_path, 0.0)
 
 
 # ------------------------------------------------------------------ text source (wait-k MT)

@@ -188,3 +188,28 @@ def begins_word(previous: Sequence[str], unit: str, unit_type: UnitType) -> bool
 def count_words(units: Sequence[str], unit_type: UnitType) -> int:
     """Words begun in ``units`` (complete or not)."""
     return sum(begins_word(units[i - 1:i], u, unit_type) for i, u in enumerate(units))
+
+
+# ---------------------------------------------------------------------- greedy CTC
+def ctc_collapse(frame_ids: Sequence[int], blank: int = 0) -> list[tuple[int, int]]:
+    """Greedy CTC decoding of per-frame best ids: ``(unit id, frame)`` of every unit emitted,
+    repeats merged and blanks removed, each unit at the first frame of its run (the frame
+    whose encoder state first wrote it)."""
+    out, previous = [], None
+    for frame, unit in enumerate(frame_ids):
+        if unit != previous and unit != blank:
+            out.append((unit, frame))
+        previous = unit
+    return out
+
+
+def ctc_word_frames(frame_ids: Sequence[int], token_list: Sequence[str], unit_type: UnitType,
+                    blank: int = 0) -> list[int]:
+    """The frame at which the greedy CTC transcript of ``frame_ids`` begins each of its
+    words (:func:`ctc_collapse`, then :func:`word_spans`): the first frame whose unit gives
+    the word text. The transcript of the first t frames has as many words as entries < t,
+    since greedy CTC and word boundaries both read left to right: this is the adaptive word
+    detection of Papi et al. 2022 §2.2 on a whole utterance."""
+    emitted = ctc_collapse(frame_ids, blank)
+    pieces = [token_list[unit] for unit, _ in emitted]
+    return [emitted[first][1] for first, _ in word_spans(pieces, unit_type)]

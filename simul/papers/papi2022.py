@@ -114,6 +114,16 @@ def silence_runaway_warning() -> None:
         os.environ["PYTHONWARNINGS"] = ",".join([*given, RUNAWAY_FILTER])
 
 
+def wait_k_words(detection: str, word_ms: float, ks, *, avoid_eos: bool) -> dict:
+    """The sweep entry of wait-k over words at every k of ``ks``: ``detection`` (fixed: one
+    word per ``word_ms``), a decision every ``word_ms`` (rounded to whole ms), force_finish,
+    ``avoid_eos`` as avoid_eos_while_reading."""
+    step = float(round(word_ms))
+    fixed = {"detection": detection, **({"word_ms": step} if detection == "fixed" else {}),
+             "chunk_ms": step, "force_finish": True, "avoid_eos_while_reading": bool(avoid_eos)}
+    return {"policy": "wait_k_words", "grid": {"k": list(ks)}, "fixed": fixed}
+
+
 def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=KS,
          corpus=None, max_utterances=None, avoid_eos_fixed: bool | None = None) -> dict:
     """A sweep spec for one model: wait-k over words for every k in ``ks`` with fixed
@@ -121,18 +131,11 @@ def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=K
     model's architecture, :func:`fixed_avoid_eos`, unless ``avoid_eos_fixed`` says) and
     adaptive detection (source CTC, avoid_eos_while_reading), both with force_finish and a
     decision every ``word_ms`` (rounded to whole ms); offline greedy and beam 5."""
-    step = float(round(word_ms))
-    common = {"chunk_ms": step, "force_finish": True}
     if avoid_eos_fixed is None:
         avoid_eos_fixed = fixed_avoid_eos(model)
-    policies = [
-        {"policy": "wait_k_words", "grid": {"k": list(ks)},
-         "fixed": {"detection": "fixed", "word_ms": step, **common,
-                   "avoid_eos_while_reading": avoid_eos_fixed}},
-        {"policy": "wait_k_words", "grid": {"k": list(ks)},
-         "fixed": {"detection": "adaptive", **common, "avoid_eos_while_reading": True}},
-        {"policy": "offline", "grid": {"beam": [1, 5]}},
-    ]
+    policies = [wait_k_words("fixed", word_ms, ks, avoid_eos=avoid_eos_fixed),
+                wait_k_words("adaptive", word_ms, ks, avoid_eos=True),
+                {"policy": "offline", "grid": {"beam": [1, 5]}}]
     return notebook.spec([model], pair, [split], output, policies, corpus=corpus,
                          max_utterances=max_utterances)
 
@@ -431,8 +434,14 @@ _GAIN = ("P22 §5 counts 'a gain of 1 BLEU' (its smallest named gain): within 1 
 _FIXED = "the offline Transformer and Conformer, fixed and adaptive detection, k_test 3–11"
 _TRAINED = ("the offline Conformer and the Conformers trained in simultaneous mode, fixed "
             "detection at their word duration, k_test 3–11, avoid_eos_while_reading (A.2)")
-_KTRAIN = ("models trained at P22's k_train 3, 5, 7, 9, 11 (shipped: 3 and 7, and "
-           "multi-path)")
+_KTRAIN = ("the offline Transformer fine-tuned whole in simultaneous mode at P22's k_train 3, "
+           "5, 7, 9, 11 with fixed detection (tools/train_grid.sh), decoded with it at "
+           "k_test 3–11 (Fig. 1)")
+_GRID_ADAPTIVE = ("the same with adaptive detection in training and decoding, "
+                  "avoid_eos_while_reading (A.1; Fig. 2)")
+_GRID = ("the offline Transformer and the Transformers fine-tuned from it in simultaneous "
+         "mode at k_train 3, 5, 7, 9, 11 (tools/train_grid.sh), each detection in training "
+         "and decoding (Figs. 1–2), k_test 3–11")
 
 FINDINGS = declare(
     Finding("P22-adaptive", "P22", "§5", "we observe that the overall translation quality "
@@ -495,9 +504,24 @@ FINDINGS = declare(
     Finding("P22-adaptive-ktrain", "P22", "§5", "in the case of the adaptive strategy, "
             "changing ktrain does not significantly influence the model performance",
             "the widest mean BLEU gap at matched LAAL between the adaptive curves of models "
-            "trained at different k_train", "models trained in simultaneous mode, decoded "
-            "with adaptive detection", "equivalence", claimed="within", margin=BLEU_MARGIN,
-            margin_reason=_GAIN),
+            "trained at different k_train, with its sign", _GRID_ADAPTIVE, "equivalence",
+            claimed="within", margin=BLEU_MARGIN, margin_reason=_GAIN),
+    Finding("P22-grid-offline-vs-trained", "P22", "§5, Fig. 1", "the offline-trained models "
+            "(in solid black) outperform the systems trained in simultaneous at every latency "
+            "regime, with gains from 1 to 7 BLEU for en-de and from 1 to 6 BLEU for en-es",
+            "offline − trained, mean BLEU gap at matched LAAL in each latency regime the "
+            "curves share (footnote 6: < 1000, 1000–2000, > 2000 ms; the smallest over the "
+            "five trained models and regimes)", _KTRAIN, "superiority"),
+    Finding("P22-grid-offline-on-par", "P22", "§5, Fig. 2", "the offline-trained system "
+            "curves (in solid black) that are always above or on par with those of the "
+            "simultaneous-trained systems", "offline − trained, mean BLEU gap at matched LAAL "
+            "(the smallest over the five trained models)", _GRID_ADAPTIVE, "non-inferiority",
+            margin=BLEU_MARGIN, margin_reason=_GAIN),
+    Finding("P22-grid-adaptive", "P22", "§5, Figs. 1–2", "Looking at Figures 1 and 2, we "
+            "observe that the overall translation quality yielded by the adaptive strategy is "
+            "higher compared to that of the fixed one", "trained and decoded with adaptive − "
+            "with fixed detection at the same k_train, mean BLEU gap at matched LAAL ≥ 1000 ms "
+            "(the smallest over k_train)", _GRID, "superiority"),
     Finding("P22-CA-overhead", "P22", "§7", "while Conformer has a computational overhead of "
             "400/500ms, CAAT requires 1400/1500ms more than its ideal LAAL", "(LAAL_CA − "
             "LAAL) of CAAT − that of the offline Conformer with adaptive detection (ms)",
@@ -665,13 +689,13 @@ def _at_k(g: pd.DataFrame, detection: str) -> float:
     return float(d.loc[d.k.idxmax()].BLEU) if len(d) else math.nan
 
 
-def _offline_minus_trained(offline: str, trained: list[str]):
+def _offline_minus_trained(offline: str, trained: list[str], detection: str = "fixed"):
     """The smallest mean curve gap offline − trained model, over the trained models and the
-    latency regimes (:data:`REGIMES_MS`) the two curves share; fixed detection, k_test as
-    the curve's points."""
+    latency regimes (:data:`REGIMES_MS`) the two curves share; ``detection``, k_test as the
+    curve's points."""
     def statistic(rows: pd.DataFrame) -> float:
         p = points(rows)
-        p = p[p.detection == "fixed"]
+        p = p[p.detection == detection]
         off = p[p.model == offline]
         gaps = [_mean_gap(off, p[p.model == t], min_x=lo, max_x=hi)
                 for t in trained for lo, hi in REGIMES_MS.values()]
@@ -693,19 +717,14 @@ def _trained_minus_offline_low(offline: str, trained: list[str]):
     return statistic
 
 
-def _single_k(k_train: dict[str, object]) -> dict[int, str]:
-    """{k_train: model} of the models trained at one k (not multi-path)."""
-    return {int(k): m for m, k in k_train.items() if not isinstance(k, list | tuple)}
-
-
-def _ktrain_step(by_k: dict[int, str], metric: str):
+def _ktrain_step(by_k: dict[int, str], metric: str, detection: str = "fixed"):
     """Along the sorted k_train: BLEU, the mean gap at matched LAAL of each model over the
-    next smaller k_train's; LAAL, the mean difference at the same k_test."""
+    next smaller k_train's; LAAL, the mean difference at the same k_test (``detection``)."""
     order = [by_k[k] for k in sorted(by_k)]
 
     def statistic(rows: pd.DataFrame) -> float:
         p = points(rows)
-        p = p[p.detection == "fixed"]
+        p = p[p.detection == detection]
         steps = []
         for smaller, larger in zip(order, order[1:], strict=False):
             a, b = p[p.model == smaller], p[p.model == larger]
@@ -720,16 +739,13 @@ def _ktrain_step(by_k: dict[int, str], metric: str):
 
 
 def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str], *,
-                   eos_allowed: bool = False, pair: str | None = None,
-                   k_train: dict[str, object] | None = None) -> list[Claim]:
+                   eos_allowed: bool = False, pair: str | None = None) -> list[Claim]:
     """§5's findings on the offline-trained model against those trained in simultaneous
     mode, on a :func:`trained_spec` sweep (models by label): P22-offline-vs-trained (every
-    latency regime), the k_train trend (``k_train``: label → k or a list for multi-path;
-    "not measured" with fewer than three single k_train) and the adaptive-detection one
-    (not measured: the trained models are decoded with fixed detection), and simul's own
-    P22-trained-low. ``eos_allowed``: the sweep of ``trained_spec(..., avoid_eos=False)``, a
-    setting the paper did not use: ids get :data:`EOS_VARIANT`'s suffix and every claim is
-    simul's own. ``pair``: as for :func:`claims`."""
+    latency regime) and simul's own P22-trained-low; k_train's effect is measured on P22's
+    grid (:func:`grid_claims`). ``eos_allowed``: the sweep of ``trained_spec(...,
+    avoid_eos=False)``, a setting the paper did not use: ids get :data:`EOS_VARIANT`'s
+    suffix and every claim is simul's own. ``pair``: as for :func:`claims`."""
     f = FINDINGS
     p = points(summary)
     p = p[p.detection == "fixed"]
@@ -744,23 +760,208 @@ def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str], *,
                                                metrics=("LAAL",), detail="; ".join(high)),
            f["P22-trained-low"].measure(summary, _trained_minus_offline_low(offline, trained),
                                         metrics=("LAAL",), detail="; ".join(low))]
-    by_k = _single_k({m: k for m, k in (k_train or {}).items() if m in set(summary.model)})
-    if len(by_k) >= 3:
-        shown = ", ".join(f"{k} ({m})" for k, m in sorted(by_k.items()))
-        out += [f[cid].measure(summary, _ktrain_step(by_k, metric), metrics=("LAAL",),
-                               detail=f"k_train {shown}")
-                for cid, metric in (("P22-ktrain-quality", "BLEU"),
-                                    ("P22-ktrain-latency", "LAAL"))]
-    else:
-        needs = (f"{_KTRAIN}; this sweep has k_train "
-                 f"{', '.join(map(str, sorted(by_k))) or 'none'}")
-        out += [f["P22-ktrain-quality"].not_measured(needs),
-                f["P22-ktrain-latency"].not_measured(needs)]
-    out.append(f["P22-adaptive-ktrain"].not_measured(
-        "models trained in simultaneous mode with adaptive word detection, decoded with it"))
     if eos_allowed:
         suffix, note = EOS_VARIANT
         out = [dataclasses.replace(c, id=c.id + suffix,
                                    finding=c.finding.variant(suffix, note, own=True))
                for c in out]
     return [tagged(c, f"@{pair}", pair) for c in out] if pair else out
+
+
+# --- Figures 1–2 with the models trained in simultaneous mode (P22's grid) ------------------
+
+GRID_LANE = "tools/train_grid.sh p22-{pair}"
+"""The chain that trains a pair's grid (k_train × detection), as a missing model's note says."""
+
+
+def grid_name(pair: str, k_train: int, detection: str) -> str:
+    """The shipped name of the Transformer fine-tuned in simultaneous mode at ``k_train``
+    with ``detection`` (the recipe of the same name)."""
+    return f"transformer_bpe_{pair}_waitk{k_train}_{detection}"
+
+
+def grid_models(pair: str, ks=KS) -> tuple[dict[str, dict[int, str]], dict[str, list[str]]]:
+    """P22's grid on ``pair`` as it is shipped: ({detection: {k_train: model}} of the models
+    there, {detection: [models not there]})."""
+    shipped: dict[str, dict[int, str]] = {d: {} for d in DETECTIONS}
+    missing: dict[str, list[str]] = {d: [] for d in DETECTIONS}
+    for detection in DETECTIONS:
+        for k in ks:
+            name = grid_name(pair, k, detection)
+            if notebook.missing_models([name]):
+                missing[detection].append(name)
+            else:
+                shipped[detection][k] = name
+    return shipped, missing
+
+
+def grid_spec(models: list[str], pair: str, split: str, output: str, *, detection: str,
+              word_ms: float, ks=KS, corpus=None, max_utterances=None) -> dict:
+    """A sweep spec for the trained side of Figure 1 (``"fixed"``) or 2 (``"adaptive"``):
+    ``models`` decoded by wait-k over words with the detection they were trained with, at
+    every k_test, under the settings :func:`spec` gives the offline Transformer (A.1:
+    avoid_eos_while_reading with adaptive detection only), so that their curves and the
+    offline model's are one policy; offline greedy (their quality with the whole input)."""
+    policies = [wait_k_words(detection, word_ms, ks, avoid_eos=detection == "adaptive"),
+                {"policy": "offline", "grid": {"beam": [1]}}]
+    return notebook.spec(list(models), pair, [split], output, policies, corpus=corpus,
+                         max_utterances=max_utterances)
+
+
+def _missing_text(names: list[str], pair: str) -> str:
+    ks = [n.split("_waitk")[1].split("_")[0] for n in names]
+    return (f"not trained yet: k_train {', '.join(ks)} ({GRID_LANE.format(pair=pair)})"
+            if names else "")
+
+
+def figure_grid(rows: dict[str, pd.DataFrame], detection: str, offline: dict[str, str],
+                trained: dict[str, dict[int, str]], missing: dict[str, list[str]],
+                title: str = ""):
+    """Figure 1 (``"fixed"``) or 2 (``"adaptive"``) as the paper draws it: one panel per
+    pair ((a), (b)), LAAL against BLEU, a curve per model trained in simultaneous mode
+    (k_train; points: k_test), the offline-trained model under the same policy in solid
+    black, its offline greedy BLEU dashed. ``rows``: pair → the summary rows of those
+    models; ``offline``, ``trained`` (k_train → label) and ``missing`` (names) per pair;
+    a panel says which models are missing."""
+    import matplotlib.pyplot as plt
+
+    from simul.analysis import plots
+
+    fig, axes = plots.panels(len(rows), width=6.0, height=4.6)
+    colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(KS)))
+    for index, (ax, (pair, summary)) in enumerate(zip(axes, rows.items(), strict=True)):
+        p = points(summary)
+        p = p[p.detection == detection]
+        for color, k in zip(colors, KS, strict=True):
+            model = trained.get(pair, {}).get(k)
+            curve = p[p.model == model].sort_values("k") if model else p.iloc[:0]
+            if len(curve):
+                ax.plot(curve.LAAL, curve.BLEU, "o-", color=color, lw=1.2, ms=4,
+                        label=f"k_train = {k}")
+        curve = p[p.model == offline[pair]].sort_values("k")
+        ax.plot(curve.LAAL, curve.BLEU, "o-", color="black", lw=1.8, ms=4,
+                label="offline-trained")
+        for _, point in curve.iterrows():
+            ax.annotate(str(point.k), (point.LAAL, point.BLEU), textcoords="offset points",
+                        xytext=(3, 3), fontsize=7, color="0.35")
+        greedy = offline_bleu(summary, offline[pair]).get("offline greedy")
+        if greedy is not None:
+            ax.axhline(greedy, ls="--", lw=1, color="black", label="offline greedy")
+        note = _missing_text(missing.get(pair, []), pair)  # under the title: no curve hides it
+        ax.set_xlabel(plots.axis_label("LAAL"))
+        ax.set_ylabel(plots.axis_label("BLEU"))
+        ax.set_title(f"{panel(index, pair)}: {detection} detection"
+                     + (f"\n{note}" if note else ""), fontsize=10)
+        ax.legend(fontsize=7)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0, 1, 0.93 if title else 1))  # room for the two-line titles
+    return fig
+
+
+def _widest_gap(by_k: dict[int, str], detection: str):
+    """The mean curve gap at matched LAAL with the largest size, with its sign, over every
+    two models of ``by_k`` (the one trained at the larger k_train − the smaller's)."""
+    order = [by_k[k] for k in sorted(by_k)]
+
+    def statistic(rows: pd.DataFrame) -> float:
+        p = points(rows)
+        p = p[p.detection == detection]
+        gaps = [_mean_gap(p[p.model == b], p[p.model == a])
+                for i, a in enumerate(order) for b in order[i + 1:]]
+        if not gaps or any(map(math.isnan, gaps)):
+            return math.nan
+        return max(gaps, key=abs)
+    return statistic
+
+
+def _offline_minus_trained_curve(offline: str, trained: list[str], detection: str):
+    """The smallest mean curve gap offline − trained model over the LAAL both cover."""
+    def statistic(rows: pd.DataFrame) -> float:
+        p = points(rows)
+        p = p[p.detection == detection]
+        return smallest(_mean_gap(p[p.model == offline], p[p.model == t]) for t in trained)
+    return statistic
+
+
+def _adaptive_minus_fixed_trained(fixed: dict[int, str], adaptive: dict[int, str]):
+    """The smallest, over the k_train both detections have, mean curve gap at matched LAAL
+    ≥ 1000 ms of the model trained and decoded with adaptive detection − with fixed."""
+    def statistic(rows: pd.DataFrame) -> float:
+        p = points(rows)
+        return smallest(
+            _mean_gap(p[(p.model == adaptive[k]) & (p.detection == "adaptive")],
+                      p[(p.model == fixed[k]) & (p.detection == "fixed")],
+                      min_x=MEDIUM_LATENCY_MS)
+            for k in sorted(set(fixed) & set(adaptive)))
+    return statistic
+
+
+def grid_claims(summary: pd.DataFrame, offline: str, trained: dict[str, dict[int, str]],
+                missing: dict[str, list[str]], *, pair: str,
+                tag: bool = True) -> list[Claim]:
+    """§5's findings on Figures 1–2 with the models trained in simultaneous mode, on the
+    rows of the offline Transformer (its :func:`spec` sweep) and of the trained models
+    (:func:`grid_spec` sweeps of both detections; models by label): the offline model above
+    them at every regime (Fig. 1) and above or on par (Fig. 2), k_train's effect on quality
+    and latency (Fig. 1), the adaptive curves close to each other (Fig. 2), adaptive above
+    fixed (the trained models). ``trained``: detection → {k_train: label} of the models
+    there; ``missing``: detection → the names not shipped. A claim whose models are not all
+    there is "not measured", naming them and the chain that trains them. Each id ends in
+    ``@pair`` unless ``tag`` is false."""
+    f = FINDINGS
+    fixed, adaptive = trained.get("fixed", {}), trained.get("adaptive", {})
+
+    def needs(*detections: str) -> str:
+        names = [n for d in detections for n in missing.get(d, [])]
+        return (f"{', '.join(names)} ({GRID_LANE.format(pair=pair)}, then `simul models "
+                "pack` and `eval --into-model`)") if names else ""
+
+    def regimes(model: str, detection: str) -> str:
+        p = points(summary)
+        p = p[p.detection == detection]
+        off = p[p.model == offline]
+        return f"{model}: " + ", ".join(
+            f"{name} {_mean_gap(off, p[p.model == model], min_x=lo, max_x=hi):+.1f}"
+            for name, (lo, hi) in REGIMES_MS.items())
+
+    out = []
+    if needs("fixed"):
+        out += [f[cid].not_measured(needs("fixed")) for cid in
+                ("P22-grid-offline-vs-trained", "P22-ktrain-quality", "P22-ktrain-latency")]
+    else:
+        shown = f"k_train {', '.join(f'{k} ({m})' for k, m in sorted(fixed.items()))}"
+        out.append(f["P22-grid-offline-vs-trained"].measure(
+            summary, _offline_minus_trained(offline, list(fixed.values()), "fixed"),
+            metrics=("LAAL",), detail="; ".join(regimes(m, "fixed") for m in fixed.values())))
+        out += [f[cid].measure(summary, _ktrain_step(fixed, metric, "fixed"),
+                               metrics=("LAAL",), detail=shown)
+                for cid, metric in (("P22-ktrain-quality", "BLEU"),
+                                    ("P22-ktrain-latency", "LAAL"))]
+    if needs("adaptive"):
+        out += [f[cid].not_measured(needs("adaptive")) for cid in
+                ("P22-grid-offline-on-par", "P22-adaptive-ktrain")]
+    else:
+        p = points(summary)
+        p = p[p.detection == "adaptive"]
+        out.append(f["P22-grid-offline-on-par"].measure(
+            summary, _offline_minus_trained_curve(offline, list(adaptive.values()),
+                                                  "adaptive"),
+            metrics=("LAAL",), detail="; ".join(
+                f"offline − {m}: " + _gaps_text(p[p.model == offline], p[p.model == m])
+                for m in adaptive.values())))
+        out.append(f["P22-adaptive-ktrain"].measure(
+            summary, _widest_gap(adaptive, "adaptive"), metrics=("LAAL",),
+            detail=f"k_train {', '.join(map(str, sorted(adaptive)))}"))
+    if needs("fixed", "adaptive"):
+        out.append(f["P22-grid-adaptive"].not_measured(needs("fixed", "adaptive")))
+    else:
+        p = points(summary)
+        out.append(f["P22-grid-adaptive"].measure(
+            summary, _adaptive_minus_fixed_trained(fixed, adaptive), metrics=("LAAL",),
+            detail="; ".join(
+                f"k_train {k}: " + _gaps_text(
+                    p[(p.model == adaptive[k]) & (p.detection == "adaptive")],
+                    p[(p.model == fixed[k]) & (p.detection == "fixed")],
+                    min_x=MEDIUM_LATENCY_MS) for k in sorted(set(fixed) & set(adaptive)))))
+    return [tagged(c, f"@{pair}", pair) for c in out] if tag else out

@@ -110,6 +110,13 @@ def _simultaneous_line(how: dict) -> str:
                 f"{how['word_ms']:g} ms of audio (unit t sees the first (k + t) strides), "
                 f"encoder frames of {how['frame_ms']:g} ms; decoded as ESPnet's Transformer "
                 "decoder")
+    if how.get("detection") == "adaptive":  # P22 §2.2's adaptive strategy
+        return ("- trained in simultaneous mode (simul.models.extensions.waitk_decoder): "
+                f"wait-k over source words, {which}, words by adaptive detection: the greedy "
+                "transcript of the model's own source CTC over the utterance's encoder "
+                "output, a word where its first unit is emitted (target word w sees the "
+                "frames read when the CTC has begun k + w words); decoded as ESPnet's "
+                "Transformer decoder")
     return ("- trained in simultaneous mode (simul.models.extensions.waitk_decoder): "
             f"wait-k over source words, {which}, a word every {how['word_ms']:g} ms of audio "
             f"({how['detection']} detection), encoder frames of {how['frame_ms']:g} ms; "
@@ -308,6 +315,7 @@ PAPERS = (
     ("conformer_bpe_en-??_multipath", "P22 §3"),
     ("conformer_bpe_en-de", "P22, M20, K22, H20"),
     ("conformer_bpe_en-es", "P22"),
+    ("transformer_bpe_en-??_waitk*_*", "P22 Figs. 1–2"),
     ("transformer_bpe_en-??", "P22 Table 1"),
     ("blstm_char_en-pt", "N21 Table 2"),
     ("blstm_char_en-??", "N21 Table 1"),

@@ -53,7 +53,7 @@ def half(state: dict) -> dict:
 
 
 WAITK_KEYS = ("k_train", "word_ms", "frame_ms", "units_file", "unit_type", "step", "source",
-              "src_units_file", "src_unit_type")
+              "detection", "src_units_file", "src_unit_type")
 """decoder_conf keys of simul's ``transformer_waitk`` training decoder
 (:mod:`simul.models.extensions.waitk_decoder`) that ESPnet's ``transformer`` decoder does not
 take."""
@@ -207,6 +207,9 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
         if dec.get("source") == "text":  # a text MT: wait-k over source words
             info["simultaneous_training"] = {"k_train": dec.get("k_train", 3),
                                              "source": "text"}
+        elif dec.get("detection") == "adaptive":  # words from the source CTC (P22 §2.2)
+            info["simultaneous_training"] = {"k_train": dec.get("k_train", 3),
+                                             "detection": "adaptive"}
         else:
             info["simultaneous_training"] = {"k_train": dec.get("k_train", 3),
                                              "word_ms": dec.get("word_ms", 280.0),

@@ -511,12 +511,7 @@ class ESPnetST:
         if enc.frames == 0:
             return []
         ids = ctc.argmax(enc.states.unsqueeze(0))[0].tolist()
-        out, prev = [], None
-        for i in ids:
-            if i != prev and i != 0:
-                out.append(i)
-            prev = i
-        return out
+        return [unit for unit, _ in units.ctc_collapse(ids)]  # blank: ESPnet's id 0
 
     def ctc_words(self, enc: Encoded) -> list[str]:
         """Words of the source CTC transcript (its units are of type :attr:`src_unit`)."""

@@ -12,6 +12,20 @@ first (k + w) · word_ms ms, i.e. ⌊(k + w) · word_ms / frame_ms⌋ encoder fr
 predicts </s> sees every frame, as </s> is decoded once the whole input is read. This is
 the schedule the ``wait_k_words`` policy decodes with (word w written once W(t) ≥ k + w).
 
+``detection: adaptive`` detects the source words as P22's adaptive strategy does (§2.2;
+its Fig. 2 systems): from the source-language CTC on the encoder, the greedy CTC
+transcript of the whole utterance's encoder output, a word counted at the frame where its
+first unit is emitted (:func:`simul.metrics.units.ctc_word_frames`, the rule the
+``wait_k_words`` policy counts W(t) with at inference: the words of the CTC transcript
+of what has been read, the last one possibly unfinished). Target word w (0-based) then sees
+the frames read when the CTC has begun k + w words: up to and including the frame where
+word k + w begins (the fixed schedule's "first (k + w) · word_ms ms", with the CTC's words
+for the clock); every frame when the utterance has fewer words. The CTC is the model's own
+(``ctc`` of ESPnet's ST model, ``asr_weight`` > 0), read with no gradient on this batch's
+encoder output, so the detection moves as the encoder trains; :func:`register` hands it
+to the decoder when ESPnet builds the model. Its units are the source units
+(``src_units_file``, ``src_unit_type``; ``simul train`` sets them).
+
 Target words follow :mod:`simul.metrics.units`: a SentencePiece unit beginning with "▁"
 (or the first unit) begins a word; for characters, the unit after ``<space>`` does, and
 ``<space>`` itself goes with the word it closes.
@@ -48,6 +62,7 @@ from pathlib import Path
 
 import torch
 
+from simul.metrics import units as unit_words
 from simul.metrics.units import SPM_SPACE
 from simul.models.espnet_env import import_espnet
 
@@ -83,6 +98,36 @@ def frame_limits(words: torch.Tensor, k: int, word_ms: float, frame_ms: float) -
     return limit.clamp(min=1)
 
 
+DETECTIONS = ("fixed", "adaptive")
+"""Word detections of the audio source (P22 §2.2): one word per ``word_ms``, or the words
+the source CTC begins."""
+
+
+def ctc_word_frames(frame_ids: torch.Tensor, hlens: torch.Tensor, src_units: list[str],
+                    src_unit_type: str) -> list[list[int]]:
+    """(B, T) per-frame best ids of the source CTC → for each utterance, the frame where its
+    greedy CTC transcript begins each word, over its ``hlens`` real frames
+    (:func:`simul.metrics.units.ctc_word_frames`)."""
+    unit_type = unit_words.espnet_unit_type(src_unit_type)
+    return [unit_words.ctc_word_frames(row[: int(n)].tolist(), src_units, unit_type)
+            for row, n in zip(frame_ids, hlens, strict=True)]
+
+
+def adaptive_frame_limits(words: torch.Tensor, k: int, word_frames: list[list[int]],
+                          hlens: torch.Tensor) -> torch.Tensor:
+    """(B, L) encoder frames target word ``words[b, i]`` may attend to under adaptive
+    detection: the frames read when k + w words have begun, ``word_frames[b][k + w − 1] + 1``
+    (``word_frames``: :func:`ctc_word_frames`); the utterance's ``hlens[b]`` frames when it
+    has fewer words."""
+    longest = max((len(f) for f in word_frames), default=0)
+    table = hlens.reshape(-1, 1).repeat(1, longest + 1).long()  # (B, longest + 1)
+    for b, frames in enumerate(word_frames):
+        if frames:
+            table[b, : len(frames)] = torch.tensor(frames, dtype=torch.long) + 1
+    wanted = (k + words - 1).clamp(max=longest)  # index of word k + w; past the last: all
+    return torch.gather(table.to(words.device), 1, wanted)
+
+
 def source_word_limits(src: torch.Tensor, src_lens: torch.Tensor, words: torch.Tensor,
                        k: int, src_begins: torch.Tensor, src_separator: torch.Tensor
                        ) -> torch.Tensor:
@@ -109,7 +154,8 @@ def waitk_memory_mask(ys_out: torch.Tensor, ys_lens: torch.Tensor, hlens: torch.
     ``ys_out`` are the units each position predicts, the last valid one </s>
     (``ys_lens`` counts it); that position sees every frame of its utterance. A step is a
     target word, or with ``per_unit`` a target unit. ``source_limits(words, k)``, when given,
-    replaces the frame limits of audio by those of source words (text MT)."""
+    replaces the fixed detection's frame limits: those of source words (text MT), or of the
+    words the source CTC detected (adaptive detection)."""
     if per_unit:
         words = torch.arange(ys_out.shape[1], device=ys_out.device).expand_as(ys_out)
     else:
@@ -134,7 +180,8 @@ class WaitKTransformerDecoder(_decoders.TransformerDecoder):
                  k_train: int | list[int] = 3, word_ms: float = 280.0,
                  frame_ms: float = 80.0, units_file: str | None = None,
                  unit_type: str = "bpe", step: str = "word", source: str = "audio",
-                 src_units_file: str | None = None, src_unit_type: str = "bpe", **kwargs):
+                 detection: str = "fixed", src_units_file: str | None = None,
+                 src_unit_type: str = "bpe", **kwargs):
         super().__init__(vocab_size, encoder_output_size, **kwargs)
         ks = [k_train] if isinstance(k_train, int) else list(k_train)
         if not ks or not all(isinstance(k, int) and k >= 1 for k in ks):
@@ -149,6 +196,21 @@ class WaitKTransformerDecoder(_decoders.TransformerDecoder):
         if source not in ("audio", "text"):
             raise ValueError(f"decoder_conf.source: 'audio' or 'text', got {source!r}")
         self.text_source = source == "text"
+        if detection not in DETECTIONS:
+            raise ValueError(f"decoder_conf.detection: one of {DETECTIONS}, got {detection!r}")
+        self.adaptive = detection == "adaptive"
+        if self.adaptive and (self.text_source or self.per_unit):
+            raise ValueError("decoder_conf.detection: adaptive detects words in audio, one "
+                             "target word a step (source: audio, step: word)")
+        if self.adaptive and src_units_file is None:
+            raise ValueError("decoder_conf.src_units_file: the source token list (adaptive "
+                             "detection reads the source CTC's units)")
+        self.src_unit_type = src_unit_type
+        self.src_units: list[str] = (
+            Path(src_units_file).read_text(encoding="utf-8").splitlines()
+            if self.adaptive else [])
+        # the source CTC's per-frame best units (ESPnet's CTC.argmax), given by register()
+        self.source_ctc_argmax = None
         self.src_batch: tuple[torch.Tensor, torch.Tensor] | None = None  # set per batch
         if self.text_source:
             if src_units_file is None:
@@ -174,6 +236,7 @@ class WaitKTransformerDecoder(_decoders.TransformerDecoder):
         self.register_buffer("separator", torch.tensor(
             [unit_type == "char" and u == "<space>" for u in units]), persistent=False)
         self.last_k: int | None = None  # the k of the last forward (tests, logs)
+        self.last_word_frames: list[list[int]] | None = None  # adaptive: its detections
 
     def forward(self, hs_pad, hlens, ys_in_pad, ys_in_lens, return_hs=False,
                 return_all_hs=False):
@@ -183,7 +246,19 @@ class WaitKTransformerDecoder(_decoders.TransformerDecoder):
         ys_out = torch.roll(ys_in_pad, -1, dims=1)
         ys_out[torch.arange(ys_out.shape[0]), (ys_in_lens - 1).clamp(min=0)] = self.eos
         source_limits = None
-        if self.text_source:
+        if self.adaptive:
+            if self.source_ctc_argmax is None:
+                raise RuntimeError("transformer_waitk with detection: adaptive needs the "
+                                   "model's source CTC (simul.models.extensions.waitk_decoder."
+                                   "register hands it over when ESPnet builds the model)")
+            with torch.no_grad():
+                best = self.source_ctc_argmax(hs_pad)  # (B, T)
+            word_frames = ctc_word_frames(best, hlens, self.src_units, self.src_unit_type)
+            self.last_word_frames = word_frames
+
+            def source_limits(words, k):
+                return adaptive_frame_limits(words, k, word_frames, hlens.to(words.device))
+        elif self.text_source:
             if self.src_batch is None:
                 raise RuntimeError("transformer_waitk with source: text needs the batch's "
                                    "source units (simul.models.extensions.waitk_decoder."
@@ -237,12 +312,42 @@ def _forward_with_source(forward):
     return wrapped
 
 
+def attach_source_ctc(model) -> None:
+    """Give an adaptive-detection decoder of ESPnet's ST ``model`` the model's source CTC
+    (its per-frame argmax, a plain function: not a submodule, so the decoder's parameters
+    stay ESPnet's); refused with a line naming the setting when the model has none."""
+    decoder = getattr(model, "decoder", None)
+    if not isinstance(decoder, WaitKTransformerDecoder) or not decoder.adaptive:
+        return
+    ctc = getattr(model, "ctc", None)  # ESPnet builds it only with asr_weight > 0
+    if ctc is None:
+        raise ValueError("decoder_conf.detection: adaptive counts source words with the "
+                         "source CTC; set model_conf.asr_weight > 0 (the recipes: 0.3)")
+    decoder.source_ctc_argmax = ctc.argmax
+
+
+def _build_with_source_ctc(build_model):
+    """ESPnet's ST ``build_model`` (a classmethod's function), then :func:`attach_source_ctc`."""
+
+    def build(cls, args):
+        model = build_model(cls, args)
+        attach_source_ctc(model)
+        return model
+
+    build.simul_waitk = True
+    return build
+
+
 def register() -> None:
     """Make ``decoder: transformer_waitk`` available to ESPnet's ST and MT tasks (training
-    only); the MT model then hands a text-source decoder its source units."""
+    only); the MT model then hands a text-source decoder its source units, and the ST task
+    an adaptive-detection decoder its model's source CTC."""
     for task in ("espnet2.tasks.st", "espnet2.tasks.mt"):
         import_espnet(task).decoder_choices.classes["transformer_waitk"] = \
             WaitKTransformerDecoder
     model = import_espnet("espnet2.mt.espnet_model").ESPnetMTModel
     if not getattr(model.forward, "simul_waitk", False):
         model.forward = _forward_with_source(model.forward)
+    st = import_espnet("espnet2.tasks.st").STTask
+    if not getattr(st.build_model, "simul_waitk", False):
+        st.build_model = classmethod(_build_with_source_ctc(st.build_model.__func__))

@@ -239,6 +239,26 @@ TASKS = {
 """The ESPnet tasks a recipe may train and the exported files each reads."""
 
 
+def check_simultaneous(recipe: dict, name: str, task: str) -> None:
+    """A ``transformer_waitk`` recipe with ``detection: adaptive`` counts source words with
+    the model's source CTC: an ST task whose model has one (``model_conf.asr_weight`` > 0).
+    Refused with one line naming the field, before anything is exported."""
+    espnet = recipe["espnet"]
+    detection = (espnet.get("decoder_conf") or {}).get("detection", "fixed")
+    if espnet.get("decoder") != "transformer_waitk" or detection == "fixed":
+        return
+    if detection != "adaptive":
+        raise ValueError(f"recipe {name}: espnet.decoder_conf.detection: 'fixed' or "
+                         f"'adaptive', got {detection!r}")
+    if task != "st":
+        raise ValueError(f"recipe {name}: espnet.decoder_conf.detection: adaptive detects "
+                         f"words in speech; simul.task is {task!r}")
+    if not float((espnet.get("model_conf") or {}).get("asr_weight", 0.0)) > 0:
+        raise ValueError(f"recipe {name}: espnet.decoder_conf.detection: adaptive counts "
+                         "source words with the source CTC; set espnet.model_conf.asr_weight "
+                         "> 0")
+
+
 def _data_args(workdir: Path, train_dir: str = "train", task: str = "st",
                extra=()) -> list[str]:
     args = []
@@ -264,6 +284,7 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
     task = recipe["simul"].get("task", "st")
     if task not in TASKS:
         raise ValueError(f"recipe {name}: simul.task {task!r}: one of {', '.join(TASKS)}")
+    check_simultaneous(recipe, name, task)  # before the run directory is made
     module, data = TASKS[task]
     workdir = Path(workdir or DEFAULT_RUNS / name)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -339,6 +360,8 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         if task == "mt":  # wait-k over source words: the source units make them
             conf["decoder_conf"].update(source="text", src_units_file=str(src_list),
                                         src_unit_type=src_type)
+        elif conf["decoder_conf"].get("detection") == "adaptive":  # the source CTC's words
+            conf["decoder_conf"].update(src_units_file=str(src_list), src_unit_type=src_type)
     units = {key: Path(conf[key]).read_text().splitlines()
              for key in ("token_list", "src_token_list") if key in conf}
     if task == "asr":  # its units are English ones: an ST model's source (CTC) units

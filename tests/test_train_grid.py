@@ -1,0 +1,121 @@
+"""tools/train_grid.sh, run on a copy of the tools folder beside made-up shipped parents with a
+stand-in for simul that records its calls: the lanes' steps in order, each trained, packed
+and scored once; a packed step skipped on the next run; a parent from before the retraining
+round refused before anything runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+STAND_IN = """#!/usr/bin/env bash
+echo "$*" >> "$CALLS"
+"""
+
+
+def repo(tmp_path: Path, parents: dict[str, dict]) -> Path:
+    """A folder with tools/train_grid.sh and data/models/NAME/simul.json for ``parents``."""
+    root = tmp_path / "repo"
+    (root / "tools").mkdir(parents=True)
+    shutil.copy(ROOT / "tools" / "train_grid.sh", root / "tools")
+    for name, info in parents.items():
+        (root / "data" / "models" / name).mkdir(parents=True)
+        (root / "data" / "models" / name / "simul.json").write_text(json.dumps(info))
+    simul = tmp_path / "simul"
+    simul.write_text(STAND_IN)
+    simul.chmod(simul.stat().st_mode | stat.S_IEXEC)
+    return root
+
+
+def grid(root: Path, tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, list]:
+    calls = tmp_path / "calls.txt"
+    env = {**os.environ, "SIMUL": str(tmp_path / "simul"), "PYTHON": sys.executable,
+           "SIMUL_RUNS": str(tmp_path / "runs"), "CALLS": str(calls)}
+    proc = subprocess.run(["bash", str(root / "tools" / "train_grid.sh"), *args], env=env,
+                          capture_output=True, text=True, timeout=120)
+    made = calls.read_text().splitlines() if calls.is_file() else []
+    calls.unlink(missing_ok=True)
+    return proc, made
+
+
+RETRAINED = {"pair": "en-de", "augmentation": {"speed_perturb": [0.9, 1.0, 1.1]}}
+BEFORE = {"pair": "en-de"}  # packed before simul.json recorded the augmentation
+
+
+def test_a_lane_trains_packs_and_scores_each_step_once(tmp_path):
+    root = repo(tmp_path, {"transformer_bpe_en-de": RETRAINED})
+    proc, calls = grid(root, tmp_path, "p22-en-de")
+    assert proc.returncode == 0, proc.stderr
+    runs = tmp_path / "runs"
+    names = [f"transformer_bpe_en-de_waitk{k}_{d}" for d in ("fixed", "adaptive")
+             for k in (3, 5, 7, 9, 11)]
+    expected = []
+    for name in names:
+        expected += [f"train {name} --workdir {runs / name}",
+                     f"models pack {runs / name}/exp {name} --pair en-de --average 3 "
+                     f"--command-line simul train {name}",
+                     f"models eval {name} --into-model"]
+    assert calls == expected
+    for name in names:
+        assert (runs / name / ".packed").is_file()
+        # one export of the pair, one statistics pass of the lane
+        assert (runs / name / "data").resolve() == runs / "grid-shared" / "en-de" / "data"
+        assert (runs / name / "stats").resolve() == runs / "grid-shared" / "p22-en-de" / "stats"
+    proc, calls = grid(root, tmp_path, "p22-en-de")  # again: every step is packed
+    assert proc.returncode == 0 and calls == []
+    assert proc.stdout.count("packed already") == 10
+
+
+def test_the_mma_lane_trains_lambda_zero_then_each_lambda_from_it(tmp_path):
+    root = repo(tmp_path, {"conformer_bpe_en-de": RETRAINED})
+    proc, calls = grid(root, tmp_path, "mma")
+    assert proc.returncode == 0, proc.stderr
+    trains = [c for c in calls if c.startswith("train ")]
+    assert trains[0] == f"train conformer_bpe_en-de_mma_enc --workdir " \
+                        f"{tmp_path / 'runs' / 'conformer_bpe_en-de_mma_enc'}"
+    # M20 footnote 4: λ = 0.001 … 0.1 on AL in ms, × 80 on AL in 80 ms frames
+    weights = ["0.08", "0.32", "0.8", "1.6", "3.2", "4.8", "6.4", "8"]
+    assert trains[1:] == [
+        f"train conformer_bpe_en-de_mma_enc_lat --workdir "
+        f"{tmp_path / 'runs' / f'conformer_bpe_en-de_mma_enc_l{w}'} "
+        f"--set espnet.decoder_conf.latency_weight={w} "
+        f"--set espnet.decoder_conf.variance_weight={w}" for w in weights]
+    packs = [c for c in calls if c.startswith("models pack ")]
+    assert packs[1].split(" --average ")[1].startswith("2 --command-line simul train "
+                                                       "conformer_bpe_en-de_mma_enc_lat "
+                                                       "--workdir ")
+
+
+@pytest.mark.parametrize("parents", [{"transformer_bpe_en-de": BEFORE}, {}])
+def test_a_lane_whose_parent_is_not_the_retrained_one_is_refused(tmp_path, parents):
+    root = repo(tmp_path, parents)
+    proc, calls = grid(root, tmp_path, "p22-en-de")
+    assert proc.returncode == 2 and calls == []
+    assert proc.stderr.count("\n") == 1
+    assert ("lane p22-en-de starts from the retrained transformer_bpe_en-de, and "
+            "data/models/transformer_bpe_en-de/simul.json records no augmentation"
+            in proc.stderr)
+    assert not (tmp_path / "runs").exists()  # nothing made
+
+
+def test_one_refused_lane_stops_the_others_before_they_start(tmp_path):
+    root = repo(tmp_path, {"transformer_bpe_en-es": RETRAINED,
+                           "transformer_bpe_en-de": BEFORE})
+    proc, calls = grid(root, tmp_path, "p22-en-es", "p22-en-de")
+    assert proc.returncode == 2 and calls == []
+
+
+@pytest.mark.parametrize("args", [(), ("p22-en-fr",)])
+def test_no_lane_or_an_unknown_one_is_an_error(tmp_path, args):
+    proc, calls = grid(repo(tmp_path, {}), tmp_path, *args)
+    assert proc.returncode == 2 and calls == []
+    assert "lanes: " in proc.stderr
