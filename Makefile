@@ -61,12 +61,13 @@ lint: setup
 	$(VENV)/bin/lint-imports --no-cache
 
 # The suite on every core (pytest-xdist; TEST_WORKERS=0: in one process, as plain pytest).
-# Tests that share a fixture wider than a test form an xdist group, which one worker runs;
-# quick checks come first (tests/conftest.py), an order --no-loadscope-reorder keeps.
+# A worker takes a whole module at a time (a module's shared fixtures are made once); quick
+# modules first (tests/conftest.py), an order --no-loadscope-reorder keeps. (--dist loadgroup
+# would split finer, but pytest 9.2 drops its groups: pytest-xdist issue 1386.)
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 
 test: setup corpus lint
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Every notebook on the embedded corpus (figures/, notebooks/executed/), then the claims.
 reproduce: setup corpus

@@ -1,5 +1,5 @@
 """Shared fixtures: tiny randomly initialised ESPnet2 ST models, and a tiny ASR + MT cascade
-(no training needed); the order tests run in, and their groups on pytest-xdist's workers."""
+(no training needed); the order the tests run in."""
 
 import json
 from pathlib import Path
@@ -162,59 +162,16 @@ def cascade_dir(tmp_path_factory) -> Path:
     return root / "tiny_cascade"
 
 
-# --------------------------------------------------------- the order of the tests, their groups
-# `make test` runs the suite on every core with pytest-xdist (`-n N --dist loadgroup
-# --no-loadscope-reorder`): each test goes to whichever worker is free, in the order below,
-# but the tests of one xdist group go to one worker together. Without -n the order holds too.
-
-_SHARED_SCOPES = ("class", "module", "package")
-
-
-def _group(item: pytest.Item) -> str | None:
-    """The xdist group of a test that uses a class-, module- or package-scoped fixture: its
-    module, with the parameters of its fixtures wider than a test, so that each such fixture
-    is made once, by one worker, however many tests use it. A session fixture is made once
-    per worker anyway. A test without such a fixture: None (any worker may take it)."""
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:  # not a Python test function
-        return None
-
-    def scope(name: str) -> str | None:
-        defs = info.name2fixturedefs.get(name)
-        return defs[-1].scope if defs else None
-
-    if not any(scope(name) in _SHARED_SCOPES for name in item.fixturenames):
-        return None
-    # a parameter's index, not its value: a group name ends the test's xdist id after an @
-    indices = getattr(getattr(item, "callspec", None), "indices", {})
-    wider = sorted(f"{name}{index}" for name, index in indices.items()
-                   if scope(name) not in (None, "function"))
-    return "-".join([item.path.stem, *wider])
+# ------------------------------------------------------------------------ the order of the tests
+# `make test` runs the suite on every core with pytest-xdist (`-n N --dist loadfile
+# --no-loadscope-reorder`): a free worker takes the next whole module, so a module's shared
+# fixtures (the notebooks' quick run, a shipped model's offline decodes) are made once, by one
+# worker; modules go out in the order below. Without -n the order holds too.
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(trylast=True)  # after pytest's own order (a parametrized fixture's runs)
 def pytest_collection_modifyitems(config, items):
-    """Group the tests that share a fixture wider than a test (:func:`_group`), before
-    pytest-xdist reads the groups; then, once every plugin has ordered them, put quick checks
-    first, so that a failure shows within minutes: the tests not marked ``slow`` and the
-    groups without one, then the groups with one (a costly shared fixture, such as the
-    notebooks' quick run, starts while other workers take what is left), then the single
-    slow tests. Each tier keeps pytest's order (the runs of a parametrized fixture)."""
-    for item in items:
-        name = _group(item)
-        if name is not None and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(name))
-    yield
-
-    def group(item: pytest.Item) -> str | None:
-        mark = item.get_closest_marker("xdist_group")
-        return None if mark is None else str(mark.args[0] if mark.args else mark.kwargs)
-
-    slow_groups = {group(item) for item in items if item.get_closest_marker("slow")}
-
-    def tier(item: pytest.Item) -> int:
-        if (name := group(item)) is not None:
-            return 1 if name in slow_groups else 0
-        return 2 if item.get_closest_marker("slow") else 0
-
-    items[:] = sorted(items, key=tier)
+    """Quick checks first, so that a failure shows within minutes: the modules without a test
+    marked ``slow``, then those with one, each tier in pytest's order."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items[:] = sorted(items, key=lambda item: item.path in slow)

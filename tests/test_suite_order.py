@@ -1,8 +1,9 @@
-"""The suite's own order and pytest-xdist groups (tests/conftest.py), on a small project of
-tests whose groups and order are worked out by hand: quick checks first, a fixture wider than
-a test made once, by one worker."""
+"""The suite's own order (tests/conftest.py) and `make test`'s pytest-xdist options, on a
+small project whose order is worked out by hand: quick checks first, and a module's shared
+fixture made once, by one worker."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -35,8 +36,7 @@ PROJECT = {
 
         def pytest_collection_finish(session):
             for item in session.items:
-                mark = item.get_closest_marker("xdist_group")
-                print("ITEM", item.nodeid, mark.args[0] if mark else "-")
+                print("ITEM", item.nodeid)
         """,
     "test_a.py": """\
         import pytest
@@ -47,17 +47,12 @@ PROJECT = {
             return request.param
 
 
-        @pytest.fixture
-        def per_test():
-            return 1
-
-
         @pytest.mark.slow
-        def test_slow_single():
+        def test_slow(costly):
             pass
 
 
-        def test_single(per_test):
+        def test_quick_beside_a_slow_one():
             pass
 
 
@@ -70,19 +65,11 @@ PROJECT = {
             pass
         """,
     "test_b.py": """\
-        import pytest
-
-
-        @pytest.mark.slow
-        def test_slow_uses_costly(costly):
+        def test_quick(costly):
             pass
 
 
-        def test_quick_uses_costly(costly):
-            pass
-
-
-        def test_quick():
+        def test_quick_too(costly):
             pass
         """,
 }
@@ -96,39 +83,46 @@ def project(tmp_path):
 
 
 def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess:
+    path = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
                           cwd=project, capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": os.pathsep.join(
-                              [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
-                              "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
+                          env={"PYTHONPATH": path, "OMP_NUM_THREADS": "1",
+                               "PATH": "/usr/bin:/bin"})
 
 
-def test_quick_checks_first_and_groups_by_shared_fixture(project):
+def test_modules_without_a_slow_test_come_first(project):
     done = _pytest(project, "--collect-only", "-q", "-s")
     assert done.returncode == 0, done.stdout + done.stderr
-    items = [line.split()[1:] for line in done.stdout.splitlines() if line.startswith("ITEM ")]
+    items = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("ITEM ")]
     assert items == [
-        # quick: single tests, and the groups with no slow test (per parameter of the fixture)
-        ["test_a.py::test_single", "-"],
-        ["test_a.py::test_uses_costly", "test_a"],
-        ["test_a.py::test_uses_param[x-1]", "test_a-per_param0"],
-        ["test_a.py::test_uses_param[x-2]", "test_a-per_param0"],
-        ["test_a.py::test_uses_param[y-1]", "test_a-per_param1"],
-        ["test_a.py::test_uses_param[y-2]", "test_a-per_param1"],
-        ["test_b.py::test_quick", "-"],
-        # a group with a slow test, whole: its quick test with it
-        ["test_b.py::test_slow_uses_costly", "test_b"],
-        ["test_b.py::test_quick_uses_costly", "test_b"],
-        # last, the single slow tests
-        ["test_a.py::test_slow_single", "-"],
+        "test_b.py::test_quick",
+        "test_b.py::test_quick_too",
+        # a module with a slow test: whole, in pytest's order (a module parameter's runs)
+        "test_a.py::test_slow",
+        "test_a.py::test_quick_beside_a_slow_one",
+        "test_a.py::test_uses_costly",
+        "test_a.py::test_uses_param[x-1]",
+        "test_a.py::test_uses_param[x-2]",
+        "test_a.py::test_uses_param[y-1]",
+        "test_a.py::test_uses_param[y-2]",
     ]
 
 
+def make_test_options() -> list[str]:
+    """The options `make test` gives pytest, with two workers."""
+    makefile = (ROOT / "Makefile").read_text()
+    (line,) = re.findall(r"^\t\$\(PY\) -m pytest (.*)$", makefile.split("\ntest:")[1].split(
+        "\n\n")[0], re.M)
+    return line.replace("$(TEST_WORKERS)", "2").split()
+
+
 @pytest.mark.slow  # three interpreters that import torch (the conftest's)
-def test_two_workers_make_a_shared_fixture_once_per_module(project):
+def test_make_tests_workers_make_a_modules_shared_fixture_once(project):
     pytest.importorskip("xdist", reason="pytest-xdist (make setup installs it)")
-    done = _pytest(project, "-q", "-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder")
+    options = make_test_options()
+    assert options[:3] == ["-q", "-n", "2"]
+    done = _pytest(project, *options)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "10 passed" in done.stdout
+    assert "9 passed" in done.stdout
     made = (project / "made.txt").read_text().split()
-    assert len(made) == 2  # test_a's and test_b's, each once, though two tests use each
+    assert len(made) == 2  # test_a's and test_b's, each once, though each has two users
