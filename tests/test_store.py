@@ -267,8 +267,9 @@ def test_stored_key_fields_are_checked(root):
 def test_code_version_hashes_the_decoding_modules(tmp_path, monkeypatch):
     files = {p.relative_to(store.PACKAGE).as_posix()
              for pattern in store.CODE_FILES for p in store.PACKAGE.glob(pattern)}
-    assert {"session.py", "simulate.py", "policies/wait_k_frames.py", "models/espnet_st.py",
-            "sweep/calls.py", "sweep/lockstep.py", "metrics/units.py"} <= files
+    assert {"decoding/session.py", "decoding/simulate.py", "policies/wait_k_frames.py",
+            "models/adapter.py", "models/adapters/espnet_st.py", "sweep/calls.py",
+            "sweep/lockstep.py", "metrics/units.py"} <= files
     assert not store.code_changed()
     version = store.source_digest()
     package = tmp_path / "simul"

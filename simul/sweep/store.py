@@ -84,7 +84,7 @@ FORMAT = 1
 PACKAGE = Path(__file__).resolve().parents[1]
 """The :mod:`simul` package (this module is ``simul/sweep/store.py``)."""
 CODE_FILES = ("decoding/session.py", "decoding/simulate.py", "decoding/text.py",
-              "sweep/lockstep.py", "policies/*.py", "models/adapters/*.py",
+              "sweep/lockstep.py", "policies/*.py", "models/adapter.py", "models/adapters/*.py",
               "models/extensions/*.py", "models/device.py", "metrics/units.py",
               "sweep/calls.py", "records.py", "corpus/mustc.py")
 """Modules of :mod:`simul` (globs, relative to the package) whose source decides the records."""
