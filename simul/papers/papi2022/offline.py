@@ -1,48 +1,32 @@
-"""Papi, Gaido, Negri, Turchi 2022 — "Does simultaneous speech translation need simultaneous
-models?" (Findings of EMNLP 2022): one offline-trained model, wait-k over detected source
-words applied at inference time only (policy ``wait_k_words``).
-
-Notebook: ``notebooks/papi2022.ipynb``.
+"""P22's first idea: offline-trained models decoded simultaneously, wait-k over detected
+source words (fixed or adaptive detection) applied at inference time only (§3, policy
+``wait_k_words``): the sweep of the offline models (:func:`spec`), Tables 1–2, Figures 1–3,
+the two language pairs side by side, and §5–§7's claims on them (:func:`claims`,
+:func:`pair_claims`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Iterable
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from simul.analysis.claims import (
-    BLEU_MARGIN,
-    Claim,
-    Finding,
-    declare,
-    mean_known,
-    smallest,
-    tagged,
-)
+from simul.analysis.claims import BLEU_MARGIN, Claim, smallest, tagged
 from simul.papers import notebook
-from simul.papers.notebook import EOS_VARIANT
-
-KS = [3, 5, 7, 9, 11]
-"""k_test of Figures 1–3 (source words to wait for)."""
-DETECTIONS = ("fixed", "adaptive")
-MEDIUM_LATENCY_MS = 1000.0
-"""Footnote 6 (after Anastasopoulos et al. 2021): low < 1000 ms ≤ medium < 2000 ms ≤ high."""
-
-TRAINED_MODELS = ["conformer_bpe_en-es_waitk3", "conformer_bpe_en-es_waitk7",
-                  "conformer_bpe_en-es_multipath"]
-"""§3's other side: the offline Conformer fine-tuned in simultaneous mode (recipes of the same
-names, :mod:`simul.models.extensions.waitk_decoder`), k_train 3, 7 and multi-path."""
-
-KNOWN_GAPS: dict[str, str] = {}
-"""The claims that the full run (``make reproduce``) contradicts, with why: strict xfails of
-``tests/test_reproduce_full.py``. None on the last full run (corpus v3, en-de and en-es,
-40 tst-COMMON segments; analysis in ``docs/reference/claims.md``); an undecided claim is
-not a gap."""
+from simul.papers.papi2022.common import (
+    DETECTIONS,
+    FINDINGS,
+    KS,
+    MEDIUM_LATENCY_MS,
+    _gaps_text,
+    _mean_gap,
+    offline_bleu,
+    panel,
+    points,
+    wait_k_words,
+)
 
 
 def label(model) -> str:
@@ -114,16 +98,6 @@ def silence_runaway_warning() -> None:
         os.environ["PYTHONWARNINGS"] = ",".join([*given, RUNAWAY_FILTER])
 
 
-def wait_k_words(detection: str, word_ms: float, ks, *, avoid_eos: bool) -> dict:
-    """The sweep entry of wait-k over words at every k of ``ks``: ``detection`` (fixed: one
-    word per ``word_ms``), a decision every ``word_ms`` (rounded to whole ms), force_finish,
-    ``avoid_eos`` as avoid_eos_while_reading."""
-    step = float(round(word_ms))
-    fixed = {"detection": detection, **({"word_ms": step} if detection == "fixed" else {}),
-             "chunk_ms": step, "force_finish": True, "avoid_eos_while_reading": bool(avoid_eos)}
-    return {"policy": "wait_k_words", "grid": {"k": list(ks)}, "fixed": fixed}
-
-
 def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=KS,
          corpus=None, max_utterances=None, avoid_eos_fixed: bool | None = None) -> dict:
     """A sweep spec for one model: wait-k over words for every k in ``ks`` with fixed
@@ -138,105 +112,6 @@ def spec(model: str, pair: str, split: str, output: str, *, word_ms: float, ks=K
                 {"policy": "offline", "grid": {"beam": [1, 5]}}]
     return notebook.spec([model], pair, [split], output, policies, corpus=corpus,
                          max_utterances=max_utterances)
-
-
-def trained_spec(models: list[str], pair: str, split: str, output: str, *, word_ms: float,
-                 ks=KS, corpus=None, max_utterances=None,
-                 avoid_eos: bool | tuple[bool, ...] = True) -> dict:
-    """A sweep spec for §3's comparison: every model of ``models`` (the offline one and
-    those trained in simultaneous mode) decoded by wait-k over words with fixed detection,
-    one word per ``word_ms`` — the schedule the trained models learned — at every k_test of
-    ``ks``, with force_finish and avoid_eos_while_reading (the Conformer's setting, A.2;
-    ``avoid_eos=False``: the shown alternative, where an end of sentence predicted while
-    reading makes the policy read on instead of writing the next best unit), and offline
-    greedy (the trained models' quality with the whole input).
-
-    ``avoid_eos=(True, False)``: both in one sweep, which reads and encodes each prefix
-    once for both and shares their decoder steps until an end of sentence sets them apart
-    (the records are those of two sweeps; :func:`by_avoid_eos` splits the summary)."""
-    step = float(round(word_ms))
-    policies = [
-        {"policy": "wait_k_words", "grid": {"k": list(ks)},
-         "fixed": {"detection": "fixed", "word_ms": step, "chunk_ms": step,
-                   "force_finish": True, "avoid_eos_while_reading": bool(rule)}}
-        for rule in dict.fromkeys(avoid_eos if isinstance(avoid_eos, tuple) else (avoid_eos,))
-    ]
-    policies.append({"policy": "offline"})
-    return notebook.spec(list(models), pair, [split], output, policies, corpus=corpus,
-                         max_utterances=max_utterances)
-
-
-def by_avoid_eos(summary: pd.DataFrame) -> dict[bool, pd.DataFrame]:
-    """A :func:`trained_spec` summary of both rules as one per rule ({avoid_eos: rows}),
-    each with the offline rows, as two sweeps would have given them."""
-    rule = summary.get("param_avoid_eos_while_reading")
-    if rule is None:
-        raise ValueError("summary: no avoid_eos_while_reading column (not a trained_spec sweep)")
-    offline = summary.policy == "offline"
-    out = {}
-    for value in (True, False):
-        rows = summary[offline | (rule.astype(object) == value)]
-        if (rows.policy != "offline").any():
-            out[value] = rows.reset_index(drop=True)
-    return out
-
-
-def trained_table(summary: pd.DataFrame, offline: str, k_train: dict[str, object]) -> pd.DataFrame:
-    """§3's models side by side on a :func:`trained_spec` sweep: one row per model (the
-    offline one first), its k_train (``k_train``: label → k or list of k; none for the
-    offline model), its BLEU with the whole input (offline greedy, :func:`offline_bleu`),
-    that BLEU as a fraction of the offline model's (issue bar: ≥ 0.8), then BLEU and LAAL
-    at every k_test."""
-    greedy = {m: offline_bleu(summary, m).get("offline greedy", math.nan)
-              for m in dict.fromkeys(summary.model)}
-    p = points(summary)
-    p = p[p.detection == "fixed"]
-    ks = sorted(set(p.k))
-    rows = []
-    for model in [offline, *(m for m in dict.fromkeys(summary.model) if m != offline)]:
-        kt = k_train.get(model)
-        row = {"model": model,
-               "k_train": "offline" if model == offline else
-               (", ".join(map(str, kt)) if isinstance(kt, list) else str(kt)),
-               "BLEU offline": greedy.get(model, math.nan),
-               "/ offline model": greedy.get(model, math.nan) / greedy.get(offline, math.nan)}
-        by_k = p[p.model == model].set_index("k")
-        row.update({f"BLEU k={k}": float(by_k.BLEU.get(k, math.nan)) for k in ks})
-        row.update({f"LAAL k={k}": float(by_k.LAAL.get(k, math.nan)) for k in ks})
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def figure_trained(summary: pd.DataFrame, title: str):
-    """§3's figure from a :func:`trained_spec` sweep: LAAL (left) and computation-aware LAAL
-    (right) against BLEU, one curve per model (labels: k_test), a dotted line at the 1000 ms
-    boundary between low and medium latency."""
-    from simul.analysis import plots
-
-    curves = points(summary)
-    fig, axes = plots.panels(2)
-    for ax, x in zip(axes, ["LAAL", "LAAL_CA"], strict=True):
-        plots.tradeoff(curves, x=x, y="BLEU", hue="model", order_by="k",
-                       annotate="k", ax=ax)
-        ax.axvline(MEDIUM_LATENCY_MS, ls=":", lw=1, color="0.4")
-    axes[0].get_legend().remove()
-    fig.suptitle(title)
-    return fig
-
-
-def points(summary: pd.DataFrame) -> pd.DataFrame:
-    """The wait-k rows of a summary with plain ``k`` and ``detection`` columns."""
-    w = summary[summary.policy == "wait_k_words"]
-    return w.assign(k=w.param_k.astype(int), detection=w.param_detection).reset_index(drop=True)
-
-
-def offline_bleu(summary: pd.DataFrame, model: str) -> dict[str, float]:
-    """{"offline greedy": BLEU, "offline beam-5": BLEU} of ``model`` (the dashed lines)."""
-    off = summary[(summary.policy == "offline") & (summary.model == model)]
-    names = {1: "offline greedy", 5: "offline beam-5"}
-    beams = off.param_beam if "param_beam" in off else [1] * len(off)  # no grid: greedy
-    return {names[int(b)]: float(bleu) for b, bleu in zip(beams, off.BLEU, strict=True)
-            if int(b) in names}
 
 
 def table1(summary: pd.DataFrame) -> pd.DataFrame:
@@ -268,48 +143,10 @@ def table2(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def curve_gaps(upper: pd.DataFrame, lower: pd.DataFrame, *, x: str = "LAAL", y: str = "BLEU",
-               min_x: float = 0.0, max_x: float = math.inf) -> list[tuple[float, float]]:
-    """How far curve ``upper`` lies above curve ``lower``: (x, y_upper − y_lower) at every
-    point of either curve with ``min_x`` ≤ x < ``max_x`` inside the other curve's x range,
-    the other curve interpolated linearly between its points (sorted by x). Sorted by x."""
-    a = upper.dropna(subset=[x, y]).sort_values(x)
-    b = lower.dropna(subset=[x, y]).sort_values(x)
-    gaps: dict[float, float] = {}
-    if a.empty or b.empty:
-        return []
-    for px, py in zip(a[x], a[y], strict=True):
-        if min_x <= px < max_x and b[x].iloc[0] <= px <= b[x].iloc[-1]:
-            gaps[float(px)] = float(py - np.interp(px, b[x], b[y]))
-    for px, py in zip(b[x], b[y], strict=True):
-        if min_x <= px < max_x and a[x].iloc[0] <= px <= a[x].iloc[-1]:
-            gaps[float(px)] = float(np.interp(px, a[x], a[y]) - py)
-    return sorted(gaps.items())
-
-
-def _mean_gap(upper: pd.DataFrame, lower: pd.DataFrame, **kw) -> float:
-    """Mean of :func:`curve_gaps` (BLEU); NaN when the curves share no latency range."""
-    gaps = curve_gaps(upper, lower, **kw)
-    return sum(g for _, g in gaps) / len(gaps) if gaps else math.nan
-
-
-def _gaps_text(upper: pd.DataFrame, lower: pd.DataFrame, **kw) -> str:
-    gaps = curve_gaps(upper, lower, **kw)
-    if not gaps:
-        return "no common latency range"
-    mean = sum(g for _, g in gaps) / len(gaps)
-    return f"mean {mean:+.1f} BLEU ({', '.join(f'{g:+.1f} at {px:.0f} ms' for px, g in gaps)})"
-
-
 # --- the two language pairs: panel (a) beside panel (b) ------------------------------------
 
 ROLES = ("transformer", "conformer")
 """The offline models of Figures 1–3, by role, in a notebook's ``pairs``."""
-
-
-def panel(index: int, pair: str) -> str:
-    """A panel's title as the paper names it: "(a) en-de", "(b) en-es", …"""
-    return f"({'abcdefghijklmnopqrstuvwxyz'[index]}) {pair}"
 
 
 def models_of(pairs: dict[str, dict]) -> list[str]:
@@ -419,129 +256,6 @@ def pair_claims(summary: pd.DataFrame, pairs: dict[str, dict], *, harder: str = 
 
 
 # --- claims -------------------------------------------------------------------------------
-
-REGIMES_MS = {"low": (-math.inf, 1000.0), "medium": (1000.0, 2000.0), "high": (2000.0, math.inf)}
-"""Footnote 6 (after Anastasopoulos et al. 2021): low below 1000 ms, medium 1000–2000 ms,
-high above 2000 ms, of LAAL."""
-
-WORD_MS = 280.0
-"""App. A.1: the fixed detection counts "every average word duration, that is every
-280ms": a latency within one word (±280 ms) is "without affecting latency" for a policy
-that waits for words."""
-
-_GAIN = ("P22 §5 counts 'a gain of 1 BLEU' (its smallest named gain): within 1 BLEU is "
-         "'almost'")
-_FIXED = "the offline Transformer and Conformer, fixed and adaptive detection, k_test 3–11"
-_TRAINED = ("the offline Conformer and the Conformers trained in simultaneous mode, fixed "
-            "detection at their word duration, k_test 3–11, avoid_eos_while_reading (A.2)")
-_KTRAIN = ("the offline Transformer fine-tuned whole in simultaneous mode at P22's k_train 3, "
-           "5, 7, 9, 11 with fixed detection (tools/train_grid.sh), decoded with it at "
-           "k_test 3–11 (Fig. 1)")
-_GRID_ADAPTIVE = ("the same with adaptive detection in training and decoding, "
-                  "avoid_eos_while_reading (A.1; Fig. 2)")
-_GRID = ("the offline Transformer and the Transformers fine-tuned from it in simultaneous "
-         "mode at k_train 3, 5, 7, 9, 11 (tools/train_grid.sh), each detection in training "
-         "and decoding (Figs. 1–2), k_test 3–11")
-
-FINDINGS = declare(
-    Finding("P22-adaptive", "P22", "§5", "we observe that the overall translation quality "
-            "yielded by the adaptive strategy is higher compared to that of the fixed one",
-            "adaptive − fixed, mean BLEU gap at matched LAAL ≥ 1000 ms (the smallest over "
-            "the models)", _FIXED, "superiority"),
-    Finding("P22-fixed-low", "P22", "§5", "the models with fixed word detection perform "
-            "better at lower latency, with a gain of 1 BLEU for en-de and 2 BLEU for en-es",
-            "fixed − adaptive, mean BLEU gap at matched LAAL over the lower half of the range "
-            "both curves cover (the smallest over the models)", _FIXED, "superiority"),
-    Finding("P22-fixed-far", "P22", "§5", "the fixed strategy curves are far from being "
-            "comparable with their offline greedy values (dashed lines), while the adaptive "
-            "strategy curves almost reach them at higher latency", "BLEU of fixed detection at "
-            "its largest k_test − offline greedy, + 1 (more than 1 BLEU below: the largest "
-            "over the models)", _FIXED, "superiority", claimed="less", half="first"),
-    Finding("P22-adaptive-reach", "P22", "§5", "the fixed strategy curves are far from being "
-            "comparable with their offline greedy values (dashed lines), while the adaptive "
-            "strategy curves almost reach them at higher latency", "BLEU of adaptive "
-            "detection at its largest k_test − offline greedy (the smallest over the models)",
-            _FIXED, "non-inferiority", margin=BLEU_MARGIN, margin_reason=_GAIN,
-            half="second"),
-    Finding("P22-conformer-offline", "P22", "§6.1", "Conformer outperforms Transformer in "
-            "offline generation. The improvements, of at least 2.4 BLEU points, are valid "
-            "both for greedy and beam search", "Conformer − Transformer offline BLEU (the "
-            "smaller of greedy and beam-5)", "offline greedy and beam 5 of both models",
-            "superiority"),
-    Finding("P22-conformer-simul", "P22", "§6.1", "improving the architecture of the offline "
-            "system also has a positive impact on its simultaneous performance, enhancing "
-            "translation quality without affecting latency", "Conformer − Transformer, mean "
-            "BLEU gap at matched LAAL (the smaller over the detections)", _FIXED,
-            "superiority", half="quality"),
-    Finding("P22-conformer-latency", "P22", "§6.1", "improving the architecture of the "
-            "offline system also has a positive impact on its simultaneous performance, "
-            "enhancing translation quality without affecting latency", "LAAL of the "
-            "Conformer − the Transformer's at the same detection and k_test (the mean, ms)",
-            _FIXED, "equivalence", claimed="within", margin=WORD_MS,
-            margin_reason="one source word: A.1's fixed detection counts a word every 280 ms",
-            half="latency"),
-    Finding("P22-conformer-high", "P22", "§6.1", "This holds both for fixed and adaptive word "
-            "detection, with larger BLEU gains at higher latency regimes", "the Conformer's "
-            "gain over the Transformer (mean BLEU gap at matched LAAL) on the upper half of "
-            "the range both curves cover − on the lower half (the smaller over the "
-            "detections)", _FIXED, "superiority"),
-    Finding("P22-offline-vs-trained", "P22", "§5", "the offline-trained models (in solid "
-            "black) outperform the systems trained in simultaneous at every latency regime, "
-            "with gains from 1 to 7 BLEU for en-de and from 1 to 6 BLEU for en-es",
-            "offline − trained, mean BLEU gap at matched LAAL in each latency regime the "
-            "curves share (footnote 6: < 1000, 1000–2000, > 2000 ms; the smallest over the "
-            "trained models and regimes)", _TRAINED, "superiority"),
-    Finding("P22-ktrain-quality", "P22", "§5", "if ktrain increases, both the quality and "
-            "latency improve (e.g. on en-de, the k=11 curve lies higher – indicating better "
-            "quality – and more leftward – lower latency – than the others)", "trained at the "
-            "larger k_train − at the next smaller, mean BLEU gap at matched LAAL (the mean "
-            "over the consecutive k_train)", _KTRAIN, "superiority", half="quality"),
-    Finding("P22-ktrain-latency", "P22", "§5", "if ktrain increases, both the quality and "
-            "latency improve (e.g. on en-de, the k=11 curve lies higher – indicating better "
-            "quality – and more leftward – lower latency – than the others)", "LAAL of the "
-            "model trained at the larger k_train − at the next smaller, at the same k_test "
-            "(the mean, ms)", _KTRAIN, "superiority", claimed="less", half="latency"),
-    Finding("P22-adaptive-ktrain", "P22", "§5", "in the case of the adaptive strategy, "
-            "changing ktrain does not significantly influence the model performance",
-            "the widest mean BLEU gap at matched LAAL between the adaptive curves of models "
-            "trained at different k_train, with its sign", _GRID_ADAPTIVE, "equivalence",
-            claimed="within", margin=BLEU_MARGIN, margin_reason=_GAIN),
-    Finding("P22-grid-offline-vs-trained", "P22", "§5, Fig. 1", "the offline-trained models "
-            "(in solid black) outperform the systems trained in simultaneous at every latency "
-            "regime, with gains from 1 to 7 BLEU for en-de and from 1 to 6 BLEU for en-es",
-            "offline − trained, mean BLEU gap at matched LAAL in each latency regime the "
-            "curves share (footnote 6: < 1000, 1000–2000, > 2000 ms; the smallest over the "
-            "five trained models and regimes)", _KTRAIN, "superiority"),
-    Finding("P22-grid-offline-on-par", "P22", "§5, Fig. 2", "the offline-trained system "
-            "curves (in solid black) that are always above or on par with those of the "
-            "simultaneous-trained systems", "offline − trained, mean BLEU gap at matched LAAL "
-            "(the smallest over the five trained models)", _GRID_ADAPTIVE, "non-inferiority",
-            margin=BLEU_MARGIN, margin_reason=_GAIN),
-    Finding("P22-grid-adaptive", "P22", "§5, Figs. 1–2", "Looking at Figures 1 and 2, we "
-            "observe that the overall translation quality yielded by the adaptive strategy is "
-            "higher compared to that of the fixed one", "trained and decoded with adaptive − "
-            "with fixed detection at the same k_train, mean BLEU gap at matched LAAL ≥ 1000 ms "
-            "(the smallest over k_train)", _GRID, "superiority"),
-    Finding("P22-CA-overhead", "P22", "§7", "while Conformer has a computational overhead of "
-            "400/500ms, CAAT requires 1400/1500ms more than its ideal LAAL", "(LAAL_CA − "
-            "LAAL) of CAAT − that of the offline Conformer with adaptive detection (ms)",
-            "the offline Conformer and a CAAT model (Liu et al. 2021), adaptive detection",
-            "superiority"),
-    Finding("P22-pair-offline", "P22", "§5", "Translation quality is lower for en-de … The "
-            "difference in performance between the two language pairs is coherent with the "
-            "results of the offline generations (both greedy and beam-5)", "en-es − en-de "
-            "offline BLEU (the smallest over architectures and beams)", "offline greedy and "
-            "beam 5 of every architecture both pairs have", "superiority"),
-    Finding("P22-pair-simul", "P22", "§5", "Translation quality is lower for en-de, for which "
-            "it ranges from 11 to 19 BLEU, while for en-es it ranges from 14 to 25 BLEU",
-            "en-es − en-de, mean BLEU gap at matched LAAL (the smallest over architectures and "
-            "detections)", _FIXED + ", both pairs", "superiority"),
-    Finding("P22-trained-low", "P22", "beyond §5", "simul's question: may a model trained in "
-            "simultaneous mode beat the offline one at low latency (LAAL < 1000 ms)?",
-            "trained − offline, mean BLEU gap at matched LAAL < 1000 ms (the largest over the "
-            "trained models)", _TRAINED, "superiority", own=True),
-)
-"""P22's findings as the paper states them (:class:`simul.analysis.claims.Finding`)."""
 
 def _halves(upper: pd.DataFrame, lower: pd.DataFrame) -> tuple[float, float]:
     """The middle of the LAAL range two curves both cover, and its start (NaN, NaN when
@@ -687,281 +401,3 @@ def _claims(summary: pd.DataFrame, transformer: str | None,
 def _at_k(g: pd.DataFrame, detection: str) -> float:
     d = g[g.detection == detection]
     return float(d.loc[d.k.idxmax()].BLEU) if len(d) else math.nan
-
-
-def _offline_minus_trained(offline: str, trained: list[str], detection: str = "fixed"):
-    """The smallest mean curve gap offline − trained model, over the trained models and the
-    latency regimes (:data:`REGIMES_MS`) the two curves share; ``detection``, k_test as the
-    curve's points."""
-    def statistic(rows: pd.DataFrame) -> float:
-        p = points(rows)
-        p = p[p.detection == detection]
-        off = p[p.model == offline]
-        gaps = [_mean_gap(off, p[p.model == t], min_x=lo, max_x=hi)
-                for t in trained for lo, hi in REGIMES_MS.values()]
-        known = [g for g in gaps if not math.isnan(g)]
-        return min(known) if known else math.nan
-    return statistic
-
-
-def _trained_minus_offline_low(offline: str, trained: list[str]):
-    """The largest mean curve gap trained − offline below 1000 ms (NaN when a trained
-    model shares no LAAL there with the offline one)."""
-    def statistic(rows: pd.DataFrame) -> float:
-        p = points(rows)
-        p = p[p.detection == "fixed"]
-        off = p[p.model == offline]
-        gaps = [_mean_gap(p[p.model == t], off, min_x=-math.inf, max_x=MEDIUM_LATENCY_MS)
-                for t in trained]
-        return max(gaps) if gaps and not any(map(math.isnan, gaps)) else math.nan
-    return statistic
-
-
-def _ktrain_step(by_k: dict[int, str], metric: str, detection: str = "fixed"):
-    """Along the sorted k_train: BLEU, the mean gap at matched LAAL of each model over the
-    next smaller k_train's; LAAL, the mean difference at the same k_test (``detection``)."""
-    order = [by_k[k] for k in sorted(by_k)]
-
-    def statistic(rows: pd.DataFrame) -> float:
-        p = points(rows)
-        p = p[p.detection == detection]
-        steps = []
-        for smaller, larger in zip(order, order[1:], strict=False):
-            a, b = p[p.model == smaller], p[p.model == larger]
-            if metric == "BLEU":
-                steps.append(_mean_gap(b, a))
-            else:
-                shared = sorted(set(a.k) & set(b.k))
-                steps += [float(b[b.k == k].LAAL.iloc[0] - a[a.k == k].LAAL.iloc[0])
-                          for k in shared]
-        return mean_known(steps)
-    return statistic
-
-
-def trained_claims(summary: pd.DataFrame, offline: str, trained: list[str], *,
-                   eos_allowed: bool = False, pair: str | None = None) -> list[Claim]:
-    """§5's findings on the offline-trained model against those trained in simultaneous
-    mode, on a :func:`trained_spec` sweep (models by label): P22-offline-vs-trained (every
-    latency regime) and simul's own P22-trained-low; k_train's effect is measured on P22's
-    grid (:func:`grid_claims`). ``eos_allowed``: the sweep of ``trained_spec(...,
-    avoid_eos=False)``, a setting the paper did not use: ids get :data:`EOS_VARIANT`'s
-    suffix and every claim is simul's own. ``pair``: as for :func:`claims`."""
-    f = FINDINGS
-    p = points(summary)
-    p = p[p.detection == "fixed"]
-    off = p[p.model == offline]
-    high = [f"{t}: offline − trained per regime: " + ", ".join(
-        f"{name} {_mean_gap(off, p[p.model == t], min_x=lo, max_x=hi):+.1f}"
-        for name, (lo, hi) in REGIMES_MS.items()) for t in trained]
-    low = [f"{t}: trained − offline, LAAL < {MEDIUM_LATENCY_MS:.0f} ms: "
-           + _gaps_text(p[p.model == t], off, min_x=-math.inf, max_x=MEDIUM_LATENCY_MS)
-           for t in trained]
-    out = [f["P22-offline-vs-trained"].measure(summary, _offline_minus_trained(offline, trained),
-                                               metrics=("LAAL",), detail="; ".join(high)),
-           f["P22-trained-low"].measure(summary, _trained_minus_offline_low(offline, trained),
-                                        metrics=("LAAL",), detail="; ".join(low))]
-    if eos_allowed:
-        suffix, note = EOS_VARIANT
-        out = [dataclasses.replace(c, id=c.id + suffix,
-                                   finding=c.finding.variant(suffix, note, own=True))
-               for c in out]
-    return [tagged(c, f"@{pair}", pair) for c in out] if pair else out
-
-
-# --- Figures 1–2 with the models trained in simultaneous mode (P22's grid) ------------------
-
-GRID_LANE = "tools/train_grid.sh p22-{pair}"
-"""The chain that trains a pair's grid (k_train × detection), as a missing model's note says."""
-
-
-def grid_name(pair: str, k_train: int, detection: str) -> str:
-    """The shipped name of the Transformer fine-tuned in simultaneous mode at ``k_train``
-    with ``detection`` (the recipe of the same name)."""
-    return f"transformer_bpe_{pair}_waitk{k_train}_{detection}"
-
-
-def grid_models(pair: str, ks=KS) -> tuple[dict[str, dict[int, str]], dict[str, list[str]]]:
-    """P22's grid on ``pair`` as it is shipped: ({detection: {k_train: model}} of the models
-    there, {detection: [models not there]})."""
-    shipped: dict[str, dict[int, str]] = {d: {} for d in DETECTIONS}
-    missing: dict[str, list[str]] = {d: [] for d in DETECTIONS}
-    for detection in DETECTIONS:
-        for k in ks:
-            name = grid_name(pair, k, detection)
-            if notebook.missing_models([name]):
-                missing[detection].append(name)
-            else:
-                shipped[detection][k] = name
-    return shipped, missing
-
-
-def grid_spec(models: list[str], pair: str, split: str, output: str, *, detection: str,
-              word_ms: float, ks=KS, corpus=None, max_utterances=None) -> dict:
-    """A sweep spec for the trained side of Figure 1 (``"fixed"``) or 2 (``"adaptive"``):
-    ``models`` decoded by wait-k over words with the detection they were trained with, at
-    every k_test, under the settings :func:`spec` gives the offline Transformer (A.1:
-    avoid_eos_while_reading with adaptive detection only), so that their curves and the
-    offline model's are one policy; offline greedy (their quality with the whole input)."""
-    policies = [wait_k_words(detection, word_ms, ks, avoid_eos=detection == "adaptive"),
-                {"policy": "offline", "grid": {"beam": [1]}}]
-    return notebook.spec(list(models), pair, [split], output, policies, corpus=corpus,
-                         max_utterances=max_utterances)
-
-
-def _missing_text(names: list[str], pair: str) -> str:
-    ks = [n.split("_waitk")[1].split("_")[0] for n in names]
-    return (f"not trained yet: k_train {', '.join(ks)} ({GRID_LANE.format(pair=pair)})"
-            if names else "")
-
-
-def figure_grid(rows: dict[str, pd.DataFrame], detection: str, offline: dict[str, str],
-                trained: dict[str, dict[int, str]], missing: dict[str, list[str]],
-                title: str = ""):
-    """Figure 1 (``"fixed"``) or 2 (``"adaptive"``) as the paper draws it: one panel per
-    pair ((a), (b)), LAAL against BLEU, a curve per model trained in simultaneous mode
-    (k_train; points: k_test), the offline-trained model under the same policy in solid
-    black, its offline greedy BLEU dashed. ``rows``: pair → the summary rows of those
-    models; ``offline``, ``trained`` (k_train → label) and ``missing`` (names) per pair;
-    a panel says which models are missing."""
-    import matplotlib.pyplot as plt
-
-    from simul.analysis import plots
-
-    fig, axes = plots.panels(len(rows), width=6.0, height=4.6)
-    colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(KS)))
-    for index, (ax, (pair, summary)) in enumerate(zip(axes, rows.items(), strict=True)):
-        p = points(summary)
-        p = p[p.detection == detection]
-        for color, k in zip(colors, KS, strict=True):
-            model = trained.get(pair, {}).get(k)
-            curve = p[p.model == model].sort_values("k") if model else p.iloc[:0]
-            if len(curve):
-                ax.plot(curve.LAAL, curve.BLEU, "o-", color=color, lw=1.2, ms=4,
-                        label=f"k_train = {k}")
-        curve = p[p.model == offline[pair]].sort_values("k")
-        ax.plot(curve.LAAL, curve.BLEU, "o-", color="black", lw=1.8, ms=4,
-                label="offline-trained")
-        for _, point in curve.iterrows():
-            ax.annotate(str(point.k), (point.LAAL, point.BLEU), textcoords="offset points",
-                        xytext=(3, 3), fontsize=7, color="0.35")
-        greedy = offline_bleu(summary, offline[pair]).get("offline greedy")
-        if greedy is not None:
-            ax.axhline(greedy, ls="--", lw=1, color="black", label="offline greedy")
-        note = _missing_text(missing.get(pair, []), pair)  # under the title: no curve hides it
-        ax.set_xlabel(plots.axis_label("LAAL"))
-        ax.set_ylabel(plots.axis_label("BLEU"))
-        ax.set_title(f"{panel(index, pair)}: {detection} detection"
-                     + (f"\n{note}" if note else ""), fontsize=10)
-        ax.legend(fontsize=7)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0, 1, 0.93 if title else 1))  # room for the two-line titles
-    return fig
-
-
-def _widest_gap(by_k: dict[int, str], detection: str):
-    """The mean curve gap at matched LAAL with the largest size, with its sign, over every
-    two models of ``by_k`` (the one trained at the larger k_train − the smaller's)."""
-    order = [by_k[k] for k in sorted(by_k)]
-
-    def statistic(rows: pd.DataFrame) -> float:
-        p = points(rows)
-        p = p[p.detection == detection]
-        gaps = [_mean_gap(p[p.model == b], p[p.model == a])
-                for i, a in enumerate(order) for b in order[i + 1:]]
-        if not gaps or any(map(math.isnan, gaps)):
-            return math.nan
-        return max(gaps, key=abs)
-    return statistic
-
-
-def _offline_minus_trained_curve(offline: str, trained: list[str], detection: str):
-    """The smallest mean curve gap offline − trained model over the LAAL both cover."""
-    def statistic(rows: pd.DataFrame) -> float:
-        p = points(rows)
-        p = p[p.detection == detection]
-        return smallest(_mean_gap(p[p.model == offline], p[p.model == t]) for t in trained)
-    return statistic
-
-
-def _adaptive_minus_fixed_trained(fixed: dict[int, str], adaptive: dict[int, str]):
-    """The smallest, over the k_train both detections have, mean curve gap at matched LAAL
-    ≥ 1000 ms of the model trained and decoded with adaptive detection − with fixed."""
-    def statistic(rows: pd.DataFrame) -> float:
-        p = points(rows)
-        return smallest(
-            _mean_gap(p[(p.model == adaptive[k]) & (p.detection == "adaptive")],
-                      p[(p.model == fixed[k]) & (p.detection == "fixed")],
-                      min_x=MEDIUM_LATENCY_MS)
-            for k in sorted(set(fixed) & set(adaptive)))
-    return statistic
-
-
-def grid_claims(summary: pd.DataFrame, offline: str, trained: dict[str, dict[int, str]],
-                missing: dict[str, list[str]], *, pair: str,
-                tag: bool = True) -> list[Claim]:
-    """§5's findings on Figures 1–2 with the models trained in simultaneous mode, on the
-    rows of the offline Transformer (its :func:`spec` sweep) and of the trained models
-    (:func:`grid_spec` sweeps of both detections; models by label): the offline model above
-    them at every regime (Fig. 1) and above or on par (Fig. 2), k_train's effect on quality
-    and latency (Fig. 1), the adaptive curves close to each other (Fig. 2), adaptive above
-    fixed (the trained models). ``trained``: detection → {k_train: label} of the models
-    there; ``missing``: detection → the names not shipped. A claim whose models are not all
-    there is "not measured", naming them and the chain that trains them. Each id ends in
-    ``@pair`` unless ``tag`` is false."""
-    f = FINDINGS
-    fixed, adaptive = trained.get("fixed", {}), trained.get("adaptive", {})
-
-    def needs(*detections: str) -> str:
-        names = [n for d in detections for n in missing.get(d, [])]
-        return (f"{', '.join(names)} ({GRID_LANE.format(pair=pair)}, then `simul models "
-                "pack` and `eval --into-model`)") if names else ""
-
-    def regimes(model: str, detection: str) -> str:
-        p = points(summary)
-        p = p[p.detection == detection]
-        off = p[p.model == offline]
-        return f"{model}: " + ", ".join(
-            f"{name} {_mean_gap(off, p[p.model == model], min_x=lo, max_x=hi):+.1f}"
-            for name, (lo, hi) in REGIMES_MS.items())
-
-    out = []
-    if needs("fixed"):
-        out += [f[cid].not_measured(needs("fixed")) for cid in
-                ("P22-grid-offline-vs-trained", "P22-ktrain-quality", "P22-ktrain-latency")]
-    else:
-        shown = f"k_train {', '.join(f'{k} ({m})' for k, m in sorted(fixed.items()))}"
-        out.append(f["P22-grid-offline-vs-trained"].measure(
-            summary, _offline_minus_trained(offline, list(fixed.values()), "fixed"),
-            metrics=("LAAL",), detail="; ".join(regimes(m, "fixed") for m in fixed.values())))
-        out += [f[cid].measure(summary, _ktrain_step(fixed, metric, "fixed"),
-                               metrics=("LAAL",), detail=shown)
-                for cid, metric in (("P22-ktrain-quality", "BLEU"),
-                                    ("P22-ktrain-latency", "LAAL"))]
-    if needs("adaptive"):
-        out += [f[cid].not_measured(needs("adaptive")) for cid in
-                ("P22-grid-offline-on-par", "P22-adaptive-ktrain")]
-    else:
-        p = points(summary)
-        p = p[p.detection == "adaptive"]
-        out.append(f["P22-grid-offline-on-par"].measure(
-            summary, _offline_minus_trained_curve(offline, list(adaptive.values()),
-                                                  "adaptive"),
-            metrics=("LAAL",), detail="; ".join(
-                f"offline − {m}: " + _gaps_text(p[p.model == offline], p[p.model == m])
-                for m in adaptive.values())))
-        out.append(f["P22-adaptive-ktrain"].measure(
-            summary, _widest_gap(adaptive, "adaptive"), metrics=("LAAL",),
-            detail=f"k_train {', '.join(map(str, sorted(adaptive)))}"))
-    if needs("fixed", "adaptive"):
-        out.append(f["P22-grid-adaptive"].not_measured(needs("fixed", "adaptive")))
-    else:
-        p = points(summary)
-        out.append(f["P22-grid-adaptive"].measure(
-            summary, _adaptive_minus_fixed_trained(fixed, adaptive), metrics=("LAAL",),
-            detail="; ".join(
-                f"k_train {k}: " + _gaps_text(
-                    p[(p.model == adaptive[k]) & (p.detection == "adaptive")],
-                    p[(p.model == fixed[k]) & (p.detection == "fixed")],
-                    min_x=MEDIUM_LATENCY_MS) for k in sorted(set(fixed) & set(adaptive)))))
-    return [tagged(c, f"@{pair}", pair) for c in out] if tag else out
