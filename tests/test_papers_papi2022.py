@@ -476,3 +476,30 @@ def test_the_notebook_silences_the_runaway_warning_it_asks_for(monkeypatch):
     cells = json.loads((root / "notebooks" / "papi2022.ipynb").read_text())["cells"]
     runs = next(i for i, c in enumerate(cells) if "nb.sweep(" in "".join(c["source"]))
     assert "p22.silence_runaway_warning()" in "".join(cells[runs]["source"])
+
+
+def test_every_public_name_of_the_package_imports_from_papi2022():
+    # the package's modules (offline, trained, common) define what the notebook, the tests
+    # and the benchmarks import from simul.papers.papi2022: each public name is re-exported,
+    # as the very object its module defines
+    import ast
+    from pathlib import Path
+
+    from simul.papers.papi2022 import common, offline, trained
+
+    where = {}
+    for module in (common, offline, trained):
+        for node in ast.parse(Path(module.__file__).read_text()).body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign):
+                names = [node.target.id]
+            else:
+                continue
+            where.update({n: module for n in names if not n.startswith("_")})
+    assert sorted(p22.__all__) == sorted([*where, "KNOWN_GAPS"])
+    assert all(getattr(p22, name) is getattr(module, name) for name, module in where.items())
+    assert where["spec"] is offline and where["grid_claims"] is trained
+    assert where["FINDINGS"] is common and len(p22.__all__) == 41

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from simul.metrics.score import score_records
+from simul.papers import notebook
 from simul.papers import papi2022 as p22
 from simul.records import Record, read, write
 
@@ -188,7 +189,7 @@ def test_claims_of_missing_models_are_not_measured_and_name_them():
 
 def test_grid_models_split_the_grid_into_shipped_and_missing(monkeypatch):
     there = {p22.grid_name("en-es", 3, "fixed"), p22.grid_name("en-es", 7, "adaptive")}
-    monkeypatch.setattr(p22.notebook, "missing_models",
+    monkeypatch.setattr(notebook, "missing_models",
                         lambda models: [m for m in models if m not in there])
     shipped, missing = p22.grid_models("en-es")
     assert shipped == {"fixed": {3: "transformer_bpe_en-es_waitk3_fixed"},

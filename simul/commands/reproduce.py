@@ -2,7 +2,8 @@
 
 ``simul reproduce [--quick] [--only NAME ...]`` (``make reproduce`` runs it in full) executes
 each notebook ``notebooks/<name>.ipynb`` (its grid, tables and claims in the module
-:attr:`Notebook.module`, e.g. ``simul/papers/<name>.py``) with its parameters set to write
+:attr:`Notebook.module`, e.g. ``simul/papers/<name>.py`` or the package
+``simul/papers/<name>/``) with its parameters set to write
 
 - the executed copy to ``notebooks/executed/<name>.ipynb``,
 - figures (PNG, PDF) and tables (Markdown, CSV) to ``figures/<name>/``,
@@ -54,7 +55,7 @@ UNIX_SOCKET_PATH_MAX = 107  # sun_path's 108 bytes, less the closing NUL
 @dataclass(frozen=True)
 class Notebook:
     name: str  # notebooks/<name>.ipynb, figures/<name>/
-    module: str  # its grid, tables, claims and KNOWN_GAPS (simul/papers/<name>.py for a paper)
+    module: str  # its grid, tables, claims and KNOWN_GAPS (simul/papers/<name>.py or <name>/)
     what: str
     batch: tuple[tuple[str, object], ...] = ()  # parameters of a papermill run, beyond the common
     model_param: str | None = None  # the parameter --model sets (None: several models, no one)
