@@ -23,6 +23,7 @@ from simul.corpus import load_list
 from simul.decoding import decode_split
 from simul.metrics.quality import normalize_for_wer, word_error_rate
 from simul.models import registry
+from simul.models.adapter import ModelError
 from simul.models.adapters.cascade import Cascade, SpeechASR, TextMT
 from simul.zoo import curves, evaluation, pack
 from simul.zoo.card import summary_line, write_card
@@ -470,3 +471,37 @@ def test_pack_of_an_mt_run_measures_the_bleu_of_translating_the_gold_transcripts
         "valid, teacher-forced (ESPnet)", "dev, greedy decoding of the gold transcripts"]
     assert curves.plot_curve(curve, tmp_path / "curve.png")[2] == [  # an ST run's labels
         "valid, teacher-forced (ESPnet)", "dev, greedy decoding"]
+
+
+def ctc_only(asr_dir: Path, out: Path) -> Path:
+    """``asr_dir`` with no attention decoder (ESPnet's ctc_weight 1.0): the same encoder and
+    CTC, as N21's cascade ASR (asr_blstm_char_en) ships."""
+    shutil.copytree(asr_dir, out)
+    conf = yaml.safe_load((out / "config.yaml").read_text())
+    conf.update(decoder=None, decoder_conf={})
+    conf["model_conf"] = {**(conf.get("model_conf") or {}), "ctc_weight": 1.0}
+    (out / "config.yaml").write_text(yaml.safe_dump(conf, allow_unicode=True))
+    state = torch.load(out / "model.pth")
+    torch.save({k: v for k, v in state.items() if not k.startswith("decoder.")},
+               out / "model.pth")
+    return out
+
+
+def test_a_ctc_only_asr_is_scored_by_its_ctc_and_refused_by_a_policy(cascade_dir, corpus,
+                                                                     tmp_path):
+    full = packed(cascade_dir.parent / "asr", "asr_tiny", tmp_path, task="asr")
+    whole = evaluation.evaluate(full, corpus_root=corpus, progress=False, into_model=True)
+    only = ctc_only(full, tmp_path / "models" / "asr_ctc_only")
+    model = SpeechASR.from_dir(only)
+    assert model.ctc_only and not SpeechASR.from_dir(full).ctc_only
+    results = evaluation.evaluate(only, corpus_root=corpus, progress=False, into_model=True)
+    assert sorted(results) == ["tst-COMMON/ctc", "tst-HE/ctc"]  # no decoder, no beams
+    for key, r in results.items():  # the same encoder and CTC: the same transcripts
+        assert {k: v for k, v in r.items() if k != "ms_per_utterance"} == \
+            {k: v for k, v in whole[key].items() if k != "ms_per_utterance"}
+    assert "CTC greedy (what the cascade reads)" in (only / "card.md").read_text()
+    with pytest.raises(ModelError, match="asr_ctc_only: an ASR model with a CTC and no "
+                                         "attention decoder"):
+        list(decode_split.offline_records(model, model_name="asr_ctc_only", pair=PAIR,
+                                          split="tst-COMMON", corpus_root=corpus,
+                                          progress=False))

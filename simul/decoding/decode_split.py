@@ -17,7 +17,7 @@ from simul.corpus import DEFAULT_ROOT, find_split_dir, load
 from simul.decoding.simulate import simulate
 from simul.models import device as devices
 from simul.models import registry
-from simul.models.adapter import Adapter, TextMTAdapter
+from simul.models.adapter import Adapter, ModelError, TextMTAdapter
 from simul.policies.base import Policy
 from simul.policies.cascade import CascadeWaitK
 from simul.policies.offline import Offline
@@ -30,6 +30,10 @@ def records(model: Adapter, policy: Policy, *, model_name: str, pair: str, split
             total: int | None = None) -> Iterator[Record]:
     """One record per segment of ``split``, in corpus order; ``skip``: indices of segments
     left out (already decoded), ``total``: how many the progress bar expects."""
+    if getattr(model, "ctc_only", False):
+        raise ModelError(f"{model_name}: an ASR model with a CTC and no attention decoder "
+                         "(ctc_weight 1.0) is read through its CTC (a cascade's ASR; its "
+                         "transcripts: simul models eval), not decoded by a policy")
     segs = (seg for seg in load(corpus_root, pair, split, limit=max_utterances)
             if seg.index not in skip)
     for seg in tqdm(segs, desc=f"{policy.name} {model_name} {split}", unit="utt",

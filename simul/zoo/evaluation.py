@@ -109,6 +109,8 @@ def evaluate(name: str | Path | registry.Model, *, splits=("tst-COMMON", "tst-HE
              "mt": lambda: TextMT.from_dir(model_dir)}[task]()
     if getattr(model, "greedy_only", False):  # an MMA model: its heads decide, no beam
         beams = (1,)
+    if getattr(model, "ctc_only", False):  # an ASR model with no attention decoder
+        beams = ()
     root = corpus_root or DEFAULT_ROOT
     results = {}
     for split in splits:

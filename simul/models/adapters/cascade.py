@@ -54,6 +54,9 @@ class SpeechASR(ESPnetST):
         if getattr(self.model, "ctc", None) is None:
             raise ModelError(f"{config}: the ASR model has no CTC (ctc_weight 0)")
         self.src_token_list, self.src_unit = self.token_list, self.unit_type
+        # ESPnet builds no attention decoder at ctc_weight 1.0: the model is read through its
+        # CTC only (a cascade, simul models eval), never decoded by a policy
+        self.ctc_only = self.model.decoder is None
 
     def _derive(self, enc: Encoded) -> Encoded:
         # a cascade reads the ASR's encoder output through its CTC only: its decoder's keys
