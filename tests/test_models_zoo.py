@@ -308,6 +308,29 @@ def test_init_copies_decoder_and_ctc_only_from_a_model_with_the_same_units(tmp_p
         train.init_params([{"model": "missing", "modules": ["encoder"]}], "new", same)
 
 
+def test_init_copies_an_asr_models_ctc_into_a_translation_models_source_ctc(tmp_path,
+                                                                            monkeypatch):
+    # an ASR model (no src_token_list) indexes its CTC by its token list: the English units
+    # an ST model's source CTC has (ESPnet's MuST-C recipes start an ST encoder from ASR)
+    from simul.models.training import train
+
+    asr = tmp_path / "asr"
+    asr.mkdir()
+    (asr / "model.pth").write_bytes(b"")
+    (asr / "config.yaml").write_text("token_list: ['<blank>', '<unk>', x, y, '<sos/eos>']\n")
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
+    st = {"token_list": ["<blank>", "<unk>", "a", "b", "<sos/eos>"],
+          "src_token_list": ["<blank>", "<unk>", "x", "y", "<sos/eos>"]}
+    init = [{"model": "asr", "modules": ["encoder", "ctc"]}]
+    assert train.init_params(init, "st", st) == [
+        f"{asr / 'model.pth'}:{m}:{m}" for m in ("encoder", "ctc")]
+    with pytest.raises(ValueError, match="cannot copy 'ctc' from asr: its src_token_list"):
+        train.init_params(init, "st", {**st, "src_token_list": ["<blank>", "<unk>", "y",
+                                                                 "x", "<sos/eos>"]})
+    with pytest.raises(ValueError, match="cannot copy 'decoder' from asr: its token_list"):
+        train.init_params([{"model": "asr", "modules": ["decoder"]}], "st", st)
+
+
 @pytest.mark.corpus
 def test_pack_measures_dev_bleu_of_every_snapshot(fake_run, tmp_path):
     out = pack.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path, dev_utterances=2,

@@ -215,6 +215,8 @@ def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] |
             raise ValueError(f"recipe {name}: simul.init[{n}]: {path} missing — train and pack "
                              f"{model} first (`simul train {model}`, `simul models pack`)")
         shipped = yaml.safe_load((path.parent / "config.yaml").read_text())
+        if "src_token_list" not in shipped:  # an ASR model: its CTC's units are its own
+            shipped = {**shipped, "src_token_list": shipped.get("token_list")}
         for module in modules:
             for key in sorted(units_of_module(str(module))):
                 if token_lists is not None and shipped.get(key) != token_lists.get(key):
