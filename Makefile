@@ -61,8 +61,9 @@ lint: setup
 	$(VENV)/bin/lint-imports --no-cache
 
 # The suite on every core (pytest-xdist; TEST_WORKERS=0: in one process, as plain pytest).
-# A worker takes a whole module at a time (a module's shared fixtures are made once); quick
-# modules first (tests/conftest.py), an order --no-loadscope-reorder keeps. (--dist loadgroup
+# A worker takes a whole module at a time (a module's shared fixtures are made once); the
+# notebooks' module first, then quick modules (tests/conftest.py), an order
+# --no-loadscope-reorder keeps. (--dist loadgroup
 # would split finer, but pytest 9.2 drops its groups: pytest-xdist issue 1386.)
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 

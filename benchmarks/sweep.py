@@ -192,22 +192,25 @@ def beam_search(model: str, pair: str, utterances: int, corpus: Path) -> None:
           f"{sb['LAAL_CA'] - sb['LAAL']:.0f} ms; identical units: {a == b}")
 
 
-def greedy_steps(model: str, pair: str, utterances: int, corpus: Path) -> None:
+def greedy_steps(model: str, pair: str, utterances: int, corpus: Path,
+                 ks: list[int] | None = None) -> None:
     """P22's grid decoded as a sweep decodes it (one utterance under every setting, sharing
     computations), with ESPnet's greedy Transformer steps, then with simul's (the source
     attention's keys and values made once per encoder output, settings resuming each other's
-    steps over the encoder outputs they share): same records, less computation."""
+    steps over the encoder outputs they share): same records, less computation. ``ks``:
+    the grid's k (default P22's, 3 … 11)."""
     from simul import corpus as corpora
     from simul.papers import papi2022
     from simul.sweep import Spec
 
+    ks = list(ks or papi2022.KS)
     print(f"\n## Greedy steps in a sweep: {model}, P22's grid (wait-k over words, fixed and "
-          f"adaptive, k = 3 … 11; offline greedy and beam 5), {utterances} tst-COMMON "
-          "segments, one process")
+          f"adaptive, k = {', '.join(map(str, ks))}; offline greedy and beam 5), "
+          f"{utterances} tst-COMMON segments, one process")
     with tempfile.TemporaryDirectory() as tmp:
         word_ms = papi2022.corpus_word_ms(corpus, pair, "tst-COMMON")  # as the notebook
         spec = Spec.load(papi2022.spec(model, pair, "tst-COMMON", str(Path(tmp) / "out"),
-                                       word_ms=word_ms, corpus=corpus))
+                                       word_ms=word_ms, ks=ks, corpus=corpus))
     from simul.models.extensions import decoder_scorers
 
     ref = sweep.resolve_model(model)
@@ -268,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="model of the greedy-step comparison ['' skips it]")
     parser.add_argument("--greedy-pair", default="en-de")
     parser.add_argument("--greedy-utterances", type=int, default=10)
+    parser.add_argument("--greedy-ks", type=int, nargs="+", default=None, metavar="K",
+                        help="k of the greedy-step comparison's grid [P22's: 3 5 7 9 11]")
     parser.add_argument("--quick", action="store_true",
                         help=f"smoke run: {QUICK_DEFAULTS['utterances']} segments, a "
                              f"{len(sweep.expand([QUICK_GRID], 'quick'))}-setting grid, "
@@ -304,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         beam_search(args.beam_model, args.pair, args.beam_utterances, Path(args.corpus))
     if args.greedy_model:
         greedy_steps(args.greedy_model, args.greedy_pair, args.greedy_utterances,
-                     Path(args.corpus))
+                     Path(args.corpus), args.greedy_ks)
     return 0
 
 

@@ -2,12 +2,19 @@
 (no training needed); the order the tests run in."""
 
 import json
+import os
 from pathlib import Path
 
-import numpy as np
-import pytest
-import torch
-import yaml
+# One OpenMP thread in every process the tests start (CLIs, sweep pools, simuleval, notebook
+# kernels), set before torch is imported: the suite's workers share the cores, and threads
+# beyond the free cores slow decoding down many times over (a benchmark subprocess on two
+# threads beside the other worker: minutes instead of seconds).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+import yaml  # noqa: E402
 
 # Tiny models gain nothing from threads, and oversubscribed OpenMP threads make small LSTM
 # steps crawl when another process (a training run) holds the cores.
@@ -171,7 +178,10 @@ def cascade_dir(tmp_path_factory) -> Path:
 
 @pytest.hookimpl(trylast=True)  # after pytest's own order (a parametrized fixture's runs)
 def pytest_collection_modifyitems(config, items):
-    """Quick checks first, so that a failure shows within minutes: the modules without a test
-    marked ``slow``, then those with one, each tier in pytest's order."""
+    """The modules marked ``longest`` first: each takes a worker for most of the suite, so it
+    starts at once beside the others. Then quick checks, so that a failure shows within
+    minutes: the modules without a test marked ``slow``, then those with one. Each tier in
+    pytest's order."""
     slow = {item.path for item in items if item.get_closest_marker("slow")}
-    items[:] = sorted(items, key=lambda item: item.path in slow)
+    longest = {item.path for item in items if item.get_closest_marker("longest")}
+    items[:] = sorted(items, key=lambda item: (item.path not in longest, item.path in slow))

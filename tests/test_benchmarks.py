@@ -1,6 +1,6 @@
-"""benchmarks/sweep.py --quick (``make bench QUICK=1``): the sweep benchmark runs to its end
-on the built corpus and prints its ratios, labelled as a quick run's; its part 4 alone, on
-one segment.
+"""benchmarks/sweep.py --quick (``make bench QUICK=1``) on one segment: the sweep benchmark
+runs to its end on the built corpus and prints its ratios, labelled as a quick run's; its
+part 4 alone, on one segment and two k.
 
 The ratios' values are machine- and load-dependent: only their presence is checked, and
 that the shared and naive grids decoded the same records."""
@@ -31,7 +31,9 @@ def sweep_benchmark(*args: str) -> str:
 
 @pytest.mark.skipif(MODEL not in registry.shipped(), reason=f"{MODEL} is not shipped")
 def test_quick_sweep_benchmark_prints_its_ratios():
-    out = sweep_benchmark("--quick")
+    # `make bench QUICK=1` on one segment (options given beside --quick win)
+    out = sweep_benchmark("--quick", "--utterances", "1", "--where", "1",
+                          "--cost-utterances", "1")
     assert re.search(r"^quick run: ", out, re.M), out
     # part 1: the grid's wall times and speedup, and the shared records equal the naive ones
     assert re.search(r"^naive +\d+\.\d s$", out, re.M), out
@@ -52,12 +54,15 @@ GREEDY_MODEL = "conformer_bpe_en-de"  # part 4's default model
 
 @pytest.mark.skipif(GREEDY_MODEL not in registry.shipped(), reason=f"{GREEDY_MODEL} is not shipped")
 def test_greedy_step_benchmark_keeps_the_records():
-    # part 4 alone, on one segment: ESPnet's greedy steps and simul's give the same records
+    # part 4 alone, on one segment and two k: ESPnet's greedy steps and simul's give the
+    # same records (k = 3, 7, fixed and adaptive detection; offline greedy and beam 5)
     out = sweep_benchmark("--skip-grid", "--where", "0", "--cost-models", "--beam-model", "",
-                          "--greedy-utterances", "1")
-    assert re.search(r"^## Greedy steps in a sweep: conformer_bpe_en-de", out, re.M), out
+                          "--greedy-utterances", "1", "--greedy-ks", "3", "7",
+                          "--cost-threads", "1")  # the suite's other worker has the other core
+    assert re.search(r"^## Greedy steps in a sweep: conformer_bpe_en-de, P22's grid \(wait-k "
+                     r"over words, fixed and adaptive, k = 3, 7;", out, re.M), out
     steps = {label: int(n.replace(",", "")) for label, n in re.findall(
-        r"^(ESPnet|simul) steps +wall +\d+\.\d s +\(12 records, ([\d,]+) decoder steps\)$",
+        r"^(ESPnet|simul) steps +wall +\d+\.\d s +\(6 records, ([\d,]+) decoder steps\)$",
         out, re.M)}
     assert steps.keys() == {"ESPnet", "simul"}, out
     assert 0 < steps["simul"] <= steps["ESPnet"], out  # resumed steps are not taken again

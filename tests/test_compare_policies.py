@@ -28,6 +28,20 @@ def test_every_policy_of_the_registry_runs_three_or_four_settings(unit):
     assert counts["offline"] == 2
 
 
+def test_a_quick_grid_keeps_each_policys_lowest_and_highest_latency():
+    full, quick = compare.policies("bpe"), compare.policies("bpe", per_policy=2)
+    by_policy = {p["policy"]: p for p in quick}
+    assert by_policy["wait_k_words"]["grid"] == {"k": [2, 7]}
+    assert by_policy["edatt"]["grid"] == {"alpha": [0.6, 0.1]}
+    assert by_policy["offline"]["grid"] == {"beam": [1, 5]}  # offline: both beams
+    assert [p["fixed"] for p in quick if "fixed" in p] == [p["fixed"] for p in full if "fixed" in p]
+    assert compare.policies("bpe", per_policy=3) == full  # three a policy: the whole grid
+    assert {p["policy"]: p["grid"] for p in compare.policies("char", per_policy=3)}[
+        "wait_k_catchup"] == {"k": [8, 20, 40]}
+    with pytest.raises(ValueError, match="per_policy must be 2 or more, got 1"):
+        compare.policies("bpe", per_policy=1)
+
+
 def test_policies_refuse_an_unknown_unit():
     with pytest.raises(ValueError, match="'word'"):
         compare.policies("word")

@@ -358,6 +358,36 @@ ERROR_CASES: list[tuple[str, Mutation, list[str]]] = [
         ["dev.align.jsonl: line 3", "words[1] start_ms must be a number"],
     ),
     (
+        "boolean alignment time",
+        lambda d: add_alignment(
+            d, [*GOOD_ALIGN[:2], '{"words": [["a", 0, 3], ["b", 3, true]], "phonemes": []}',
+                GOOD_ALIGN[3]]
+        ),
+        ["dev.align.jsonl: line 3", "words[2] end_ms must be a number, got True"],
+    ),
+    (
+        "infinite alignment time",
+        lambda d: add_alignment(
+            d, [*GOOD_ALIGN[:2], '{"words": [], "phonemes": [["a", 0, Infinity]]}',
+                GOOD_ALIGN[3]]
+        ),
+        ["dev.align.jsonl: line 3", "phonemes[1] end_ms must be finite"],
+    ),
+    (
+        "alignment time going back",
+        lambda d: add_alignment(
+            d, [*GOOD_ALIGN[:2], '{"words": [["a", 5, 3]], "phonemes": []}', GOOD_ALIGN[3]]
+        ),
+        ["dev.align.jsonl: line 3", "words[1]: end_ms 3.0 < start_ms 5.0"],
+    ),
+    (
+        "alignment entry of two fields",
+        lambda d: add_alignment(
+            d, [*GOOD_ALIGN[:2], '{"words": [["a", 5]], "phonemes": []}', GOOD_ALIGN[3]]
+        ),
+        ["dev.align.jsonl: line 3", "words[1] must be [text, start_ms, end_ms]"],
+    ),
+    (
         "alignment missing phonemes",
         lambda d: add_alignment(d, ['{"words": []}', *GOOD_ALIGN[1:]]),
         ["dev.align.jsonl: line 1", "field 'phonemes' missing"],

@@ -15,7 +15,7 @@ import pytest
 from simul.commands import reproduce
 from simul.models import registry
 
-pytestmark = [pytest.mark.slow, pytest.mark.corpus]
+pytestmark = [pytest.mark.slow, pytest.mark.longest, pytest.mark.corpus]
 
 
 @pytest.fixture(scope="module")

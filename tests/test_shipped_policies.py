@@ -5,7 +5,12 @@ text MT model, a few tst-COMMON segments (issue: policies).
 Skipped while no model is shipped. Properties: reading the whole input first gives the
 offline output unit for unit; reads never go backwards and never past the end; no word is
 delayed beyond the source; the run ends with the whole source read (pre-decision without
-force_finish: or at the </s> it predicted while reading)."""
+force_finish: or at the </s> it predicted while reading).
+
+Every policy runs on one model of each build (pair, encoder, decoder and unit inventory): the
+model that the others of its build were fine-tuned from. The others (simultaneously trained
+or meta-learned decoders on the same modules) run wait-k over words, reading everything first
+and at k = 3: what they differ in is their weights, not the code a policy runs."""
 
 import json
 
@@ -24,9 +29,28 @@ pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 MMA_MODELS = [m for m in registry.shipped_translators()
               if registry.config(m).get("decoder") == "transformer_mma"]
 MODELS = [m for m in registry.shipped_translators() if m not in MMA_MODELS]
+
+
+def _build(name: str) -> tuple:
+    conf = registry.config(name)
+    return (registry.pair(name), conf.get("encoder"), conf.get("decoder"),
+            len(conf.get("token_list") or ()))
+
+
+def _representatives(models: list[str]) -> set[str]:
+    """Per build, the model the others descend from: not trained in simultaneous mode, and
+    the shortest name of those (the parent's name is a prefix of its children's)."""
+    builds: dict[tuple, list[str]] = {}
+    for name in models:
+        builds.setdefault(_build(name), []).append(name)
+    return {min(names, key=lambda n: (bool(registry.model(n).training_schedule), len(n), n))
+            for names in builds.values()}
+
+
+FULL = _representatives(MODELS)
 CASCADES = registry.shipped_cascades()
 WHOLE = 10_000_000  # a first read longer than any segment
-SEGMENTS = 2  # first tst-COMMON segments per model (17 cases per model)
+SEGMENTS = 1  # first tst-COMMON segments per model (17 cases per build)
 
 # (policy, settings making the first read cover the whole input, offline beam it equals)
 WHOLE_INPUT = [
@@ -53,42 +77,61 @@ SIMULTANEOUS = [
 ]
 
 
-def _applies(model, name: str, settings: dict) -> bool:
+def _cases(table: list[tuple]) -> list:
+    """``table``'s cases for every model of :data:`FULL`; its wait_k_words cases with fixed
+    detection for the others (their builds' models run the rest)."""
+    out = []
+    for model in MODELS:
+        for case in table:
+            name, settings = case[:2]
+            if model in FULL or (name == "wait_k_words" and settings["detection"] == "fixed"):
+                out.append(pytest.param(model, *case, id="-".join(
+                    [model, name, *map(str, settings.values())])))
+    return out or [pytest.param(None, *table[0], id="none")]
+
+
+def _skip_without_ctc(model_name: str, model, name: str, settings: dict) -> None:
     if settings.get("detection") == "adaptive" and getattr(model.model, "ctc", None) is None:
-        return False
-    return True
+        pytest.skip(f"{name} {settings} needs a source CTC; {model_name} has none")
 
 
-@pytest.fixture(scope="module", params=MODELS or [None], ids=MODELS or ["none"])
-def shipped(request):
-    if request.param is None:
-        pytest.skip("no shipped model yet (data/models/ is empty)")
+@pytest.fixture(scope="module")
+def loaded():
+    """{model name: (name, model, segments, offline units by beam)}, each model loaded and
+    decoded offline once for the module's two tests (pytest orders them test by test)."""
+    return {}
+
+
+@pytest.fixture
+def shipped(request, loaded):
     name = request.param
-    pair = json.loads((registry.MODELS_DIR / name / "simul.json").read_text())["pair"]
-    segments = load_list(DEFAULT_ROOT, pair, "tst-COMMON", limit=SEGMENTS)
-    model = loader.load(name)
-    offline = {beam: [simulate(model, Offline(beam=beam), s).units for s in segments]
-               for beam in (1, 5)}
-    return name, model, segments, offline
+    if name is None:
+        pytest.skip("no shipped model yet (data/models/ is empty)")
+    if name not in loaded:
+        pair = json.loads((registry.MODELS_DIR / name / "simul.json").read_text())["pair"]
+        segments = load_list(DEFAULT_ROOT, pair, "tst-COMMON", limit=SEGMENTS)
+        model = loader.load(name)
+        offline = {beam: [simulate(model, Offline(beam=beam), s).units for s in segments]
+                   for beam in ((1, 5) if name in FULL else (1,))}
+        loaded[name] = name, model, segments, offline
+    return loaded[name]
 
 
-@pytest.mark.parametrize(("name", "settings", "beam"), WHOLE_INPUT,
-                         ids=[f"{n}-{'-'.join(map(str, s.values()))}" for n, s, _ in WHOLE_INPUT])
+@pytest.mark.parametrize(("shipped", "name", "settings", "beam"), _cases(WHOLE_INPUT),
+                         indirect=["shipped"])
 def test_reading_everything_first_gives_the_offline_output(shipped, name, settings, beam):
     model_name, model, segments, offline = shipped
-    if not _applies(model, name, settings):
-        pytest.skip(f"{name} {settings} needs a source CTC; {model_name} has none")
+    _skip_without_ctc(model_name, model, name, settings)
     got = [simulate(model, make(name, settings), s).units for s in segments]
     assert got == offline[beam]
     assert any(got)  # a shipped model translates
 
 
-@pytest.mark.parametrize(("name", "settings"), SIMULTANEOUS,
-                         ids=[f"{n}-{'-'.join(map(str, s.values()))}" for n, s in SIMULTANEOUS])
+@pytest.mark.parametrize(("shipped", "name", "settings"), _cases(SIMULTANEOUS),
+                         indirect=["shipped"])
 def test_simultaneous_runs_read_forward_and_end_with_the_whole_source(shipped, name, settings):
     model_name, model, segments, offline = shipped
-    if not _applies(model, name, settings):
-        pytest.skip(f"{name} {settings} needs a source CTC; {model_name} has none")
+    _skip_without_ctc(model_name, model, name, settings)
     early = []
     for seg in segments:
         rec = simulate(model, make(name, settings), seg)

@@ -1,6 +1,6 @@
 """The suite's own order (tests/conftest.py) and `make test`'s pytest-xdist options, on a
-small project whose order is worked out by hand: quick checks first, and a module's shared
-fixture made once, by one worker."""
+small project whose order is worked out by hand: the longest module first, then quick checks,
+and a module's shared fixture made once, by one worker."""
 
 import os
 import re
@@ -18,6 +18,7 @@ PROJECT = {
         [pytest]
         markers =
             slow: takes more than a few seconds
+            longest: takes a worker for most of the suite
         """,
     "conftest.py": """\
         import os
@@ -64,6 +65,15 @@ PROJECT = {
         def test_uses_param(per_param, n):
             pass
         """,
+    "test_c.py": """\
+        import pytest
+
+        pytestmark = pytest.mark.longest
+
+
+        def test_longest():
+            pass
+        """,
     "test_b.py": """\
         def test_quick(costly):
             pass
@@ -90,11 +100,12 @@ def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess:
                                "PATH": "/usr/bin:/bin"})
 
 
-def test_modules_without_a_slow_test_come_first(project):
+def test_the_longest_module_then_those_without_a_slow_test_come_first(project):
     done = _pytest(project, "--collect-only", "-q", "-s")
     assert done.returncode == 0, done.stdout + done.stderr
     items = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("ITEM ")]
     assert items == [
+        "test_c.py::test_longest",  # the longest module first, beside the others
         "test_b.py::test_quick",
         "test_b.py::test_quick_too",
         # a module with a slow test: whole, in pytest's order (a module parameter's runs)
@@ -123,6 +134,6 @@ def test_make_tests_workers_make_a_modules_shared_fixture_once(project):
     assert options[:3] == ["-q", "-n", "2"]
     done = _pytest(project, *options)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "9 passed" in done.stdout
+    assert "10 passed" in done.stdout
     made = (project / "made.txt").read_text().split()
     assert len(made) == 2  # test_a's and test_b's, each once, though each has two users

@@ -237,16 +237,20 @@ def test_ca_latency_with_and_without_sharing_agree_within_noise(tiny_model_dir, 
     # left out, so that neither measured run carries them
     sweep.run(spec(tiny_model_dir, corpus, tmp_path / "warm-up", grid, share=False,
                    store=False), workers=1, progress=False)
-    runs = {}
-    for share in (True, False):
-        runs[share] = sweep.run(spec(tiny_model_dir, corpus, tmp_path / str(share), grid,
-                                     share=share, store=False), workers=1, progress=False)
-    shared, alone = runs[True], runs[False]
-    pd.testing.assert_frame_equal(shared[NCA], alone[NCA])
-    over_shared = (shared.LAAL_CA - shared.LAAL).sum()
-    over_alone = (alone.LAAL_CA - alone.LAAL).sum()
-    assert over_alone > 0
-    assert 0.6 < over_shared / over_alone < 1.67
+    # each way three times, in turn; the least overhead of each (another process taking the
+    # core, as the suite's other worker does, only ever adds time)
+    over: dict[bool, list[float]] = {True: [], False: []}
+    for turn in range(3):
+        for share in (True, False):
+            run = sweep.run(spec(tiny_model_dir, corpus, tmp_path / f"{share}{turn}", grid,
+                                 share=share, store=False), workers=1, progress=False)
+            if turn == 0 and share:
+                shared = run
+            elif turn == 0:
+                pd.testing.assert_frame_equal(shared[NCA], run[NCA])
+            over[share].append(float((run.LAAL_CA - run.LAAL).sum()))
+    assert min(over[False]) > 0
+    assert 0.6 < min(over[True]) / min(over[False]) < 1.67
 
 
 # --------------------------------------------------------------------------- the runner

@@ -47,7 +47,7 @@ NOTEBOOKS_DIR = REPO / "notebooks"
 FIGURES_DIR = REPO / "figures"
 EXECUTED_DIR = NOTEBOOKS_DIR / "executed"
 RUNS_DIR = REPO / "runs"
-QUICK_UTTERANCES = 4
+QUICK_UTTERANCES = 2
 QUICK_CELL_TIMEOUT_S = 900
 UNIX_SOCKET_PATH_MAX = 107  # sun_path's 108 bytes, less the closing NUL
 

@@ -58,12 +58,29 @@ _ANY_UNIT = [
 ]
 
 
-def policies(unit: str) -> list[dict]:
-    """The spec's ``policies`` for a model whose target units are ``unit`` ("bpe"/"char")."""
+def policies(unit: str, per_policy: int | None = None) -> list[dict]:
+    """The spec's ``policies`` for a model whose target units are ``unit`` ("bpe"/"char");
+    ``per_policy``: at most as many settings of each simultaneous policy (a quick run's
+    thinner grid), spread from its lowest latency to its highest."""
     if unit not in _BY_UNIT:
         raise ValueError(f"compare.policies: unit must be one of {sorted(_BY_UNIT)}, "
                          f"got {unit!r}")
-    return _BY_UNIT[unit] + _ANY_UNIT
+    if per_policy is not None and per_policy < 2:
+        raise ValueError(f"compare.policies: per_policy must be 2 or more, got {per_policy}")
+    out = _BY_UNIT[unit] + _ANY_UNIT
+    if per_policy is None:
+        return out
+    return [p if p["policy"] == "offline" else
+            {**p, "grid": {axis: _spread(values, per_policy)
+                           for axis, values in p["grid"].items()}} for p in out]
+
+
+def _spread(values: list, n: int) -> list:
+    """``n`` of ``values`` (all when there are no more), the first and the last among them,
+    the rest evenly between: [2, 4, 7] → [2, 7] for 2."""
+    if len(values) <= n:
+        return list(values)
+    return [values[round(i * (len(values) - 1) / (n - 1))] for i in range(n)]
 
 
 def unit_of(model: str) -> str:
@@ -75,10 +92,11 @@ def unit_of(model: str) -> str:
 
 
 def spec(model: str, unit: str, pair: str, split: str, output: str, *, corpus=None,
-         max_utterances=None) -> dict:
-    """A sweep spec: every policy's settings for one model."""
-    return notebook.spec([model], pair, [split], output, policies(unit), corpus=corpus,
-                         max_utterances=max_utterances)
+         max_utterances=None, per_policy: int | None = None) -> dict:
+    """A sweep spec: every policy's settings for one model (``per_policy``:
+    :func:`policies`)."""
+    return notebook.spec([model], pair, [split], output, policies(unit, per_policy),
+                         corpus=corpus, max_utterances=max_utterances)
 
 
 def compute_per_audio(paths) -> float:
