@@ -419,6 +419,60 @@ def test_a_run_can_start_from_a_model_as_git_held_it(tmp_path, monkeypatch):
         train.model_source({"model": "base", "commit": "nosuch"}, "base", work)
 
 
+def test_a_child_model_at_a_git_revision_assembles_with_its_parent_of_that_revision(
+        tmp_path, monkeypatch):
+    """A child model (its changed modules, its parent named by checksum) taken at a revision
+    gets that revision's parent beside it, so it assembles though the parent was retrained
+    since; a revision without the parent it was made from is refused in one line."""
+    import subprocess
+
+    import torch
+
+    from simul.corpus.manifest import sha256
+    from simul.models import parent
+    from simul.models.training import train
+
+    repo = tmp_path / "repo"
+    models = repo / "data" / "models"
+    (models / "mother").mkdir(parents=True)
+    (models / "kid").mkdir()
+    torch.save({"encoder.w": torch.tensor([1.0]), "decoder.w": torch.tensor([2.0])},
+               models / "mother" / "model.pth")
+    (models / "mother" / "config.yaml").write_text("token_type: char\n")
+    torch.save({"decoder.w": torch.tensor([3.0])}, models / "kid" / "model.pth")
+    (models / "kid" / "config.yaml").write_text("token_type: char\n")
+    (models / "kid" / "simul.json").write_text(json.dumps({"parent": {
+        "model": "mother", "sha256": sha256(models / "mother" / "model.pth"),
+        "modules": ["encoder"]}}))
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "v1"], check=True)
+    rev = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    torch.save({"encoder.w": torch.tensor([9.0]), "decoder.w": torch.tensor([9.0])},
+               models / "mother" / "model.pth")  # the parent retrained since
+    monkeypatch.setattr(registry, "MODELS_DIR", models)
+    monkeypatch.setattr(parent, "cache_dir", lambda: tmp_path / "assembled")
+    monkeypatch.setattr(registry, "assembled_dir", lambda: tmp_path / "assembled")
+    work = tmp_path / "run"
+    src = train.model_source({"model": "kid", "commit": rev}, "kid", work)
+    assert src == work / "start" / f"kid@{rev}"
+    whole = torch.load(parent.assembled(src, src / "model.pth"))
+    assert {k: v.item() for k, v in whole.items()} == {"encoder.w": 1.0, "decoder.w": 3.0}
+    # taken again (the run resumed): the same, nothing extracted twice
+    assert train.model_source({"model": "kid", "commit": rev}, "kid", work) == src
+    # a revision whose parent is not the one the child was made from
+    (models / "kid" / "simul.json").write_text(json.dumps({"parent": {
+        "model": "mother", "sha256": "0" * 64, "modules": ["encoder"]}}))
+    subprocess.run([*git, "commit", "-qam", "v2"], check=True)
+    rev2 = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    with pytest.raises(ValueError, match=rf"kid at git revision '{rev2}' was made from mother "
+                                         r"000000000000…, which that revision does not hold"):
+        train.model_source({"model": "kid", "commit": rev2}, "kid", work)
+
+
 @pytest.mark.corpus
 def test_eval_of_a_model_packed_outside_the_shipped_ones(fake_run, tmp_path, monkeypatch):
     # a snapshot packed with --out-root: its results go to runs/eval/NAME, and into the

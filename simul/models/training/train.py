@@ -82,16 +82,38 @@ def model_source(entry: dict, name: str, workdir: Path | None = None) -> Path:
     """Directory of the shipped model that ``entry`` names: ``data/models/MODEL``, or, with
     ``commit``, the model as git holds it at that revision (extracted into
     ``workdir/start/MODEL@COMMIT``). A revision lets a model be retrained from its own
-    earlier weights, e.g. a model of an older corpus, while the recipe stays reproducible."""
+    earlier weights, e.g. a model of an older corpus, while the recipe stays reproducible.
+    A revision's child model (one that ships only its changes) gets the parents it was made
+    from, at the same revision, beside it (``workdir/start/PARENT``, where
+    :func:`simul.models.parent.assembled` looks first): today's parent may be retrained."""
     model, commit = entry.get("model"), entry.get("commit")
     if not isinstance(model, str):
         raise ValueError(f"recipe {name}: a start entry needs 'model' (a shipped model)")
     if commit is None:  # where the shipped model is (or will be, once trained and packed)
         return registry.MODELS_DIR / model
-    out = Path(workdir or DEFAULT_RUNS / name) / "start" / f"{model}@{commit}"
+    start = Path(workdir or DEFAULT_RUNS / name) / "start"
+    out = start / f"{model}@{commit}"
     done = out / ".files"  # which files were taken: a run of an older simul took fewer
-    if done.is_file() and done.read_text().split() == list(_START_FILES):
-        return out
+    if not (done.is_file() and done.read_text().split() == list(_START_FILES)):
+        _extract(model, commit, out, name)
+    child = out
+    while (entry := parent.info(child)) is not None:
+        sibling = start / str(entry.get("model"))
+        made_from = entry.get("sha256")
+        if not ((sibling / "model.pth").is_file()
+                and parent.sha256(sibling / "model.pth") == made_from):
+            _extract(str(entry.get("model")), commit, sibling, name)
+            if parent.sha256(sibling / "model.pth") != made_from:
+                raise ValueError(f"recipe {name}: {model} at git revision {commit!r} was made "
+                                 f"from {entry.get('model')} {str(made_from)[:12]}…, which "
+                                 "that revision does not hold")
+        child = sibling
+    return out
+
+
+def _extract(model: str, commit: str, out: Path, name: str) -> None:
+    """Write ``data/models/MODEL`` as git holds it at ``commit`` into ``out`` (its
+    :data:`_START_FILES` that exist there), through a temporary directory."""
     repo = registry.MODELS_DIR.parents[1]
     rel = registry.MODELS_DIR.relative_to(repo) / model
     listing = subprocess.run(["git", "-C", str(repo), "ls-tree", "--name-only",
@@ -112,7 +134,6 @@ def model_source(entry: dict, name: str, workdir: Path | None = None) -> Path:
     if out.exists():
         shutil.rmtree(out)
     tmp.rename(out)
-    return out
 
 
 def _tokens(spec: dict, text: Path, out: Path, *, side: str = "target", name: str = "",
