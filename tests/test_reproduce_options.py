@@ -185,3 +185,14 @@ def test_claims_summary_prints_every_verdict_and_counts_them(tmp_path):
          1308],
         ["papi2022", "P22-CA", "property", "contradicted", "", "", ""]]
     assert reproduce.verdict_counts(table) == "1 hold, 1 contradicted, 2 undecided"
+
+
+@pytest.mark.parametrize("nb", reproduce.NOTEBOOKS, ids=lambda nb: nb.name)
+def test_papermill_reads_every_parameter_with_its_help(nb, caplog):
+    # papermill's own reading of the parameters cell (`papermill --help-notebook`, the help
+    # the documentation shows) names every parameter the cell assigns; a line it cannot read
+    # (two "=" in a line, one in its comment) drops its help with a warning
+    with caplog.at_level("WARNING", logger="papermill"):
+        found = papermill.inspect_notebook(str(reproduce.NOTEBOOKS_DIR / nb.file))
+    assert list(found) == reproduce.notebook_parameters(nb)
+    assert not [r.getMessage() for r in caplog.records if "Unable to parse" in r.getMessage()]
