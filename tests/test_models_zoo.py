@@ -1,6 +1,8 @@
 """Packing a trained run, averaging checkpoints, offline decoding into records."""
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 import torch
@@ -373,10 +375,21 @@ def test_pack_records_the_corpus_version_and_stale_models_are_named(fake_run, tm
     assert registry.stale("tiny")
 
 
+def _commit_all(repo: Path, message: str) -> str:
+    """Commit everything under ``repo`` (a git repository made on the first call); its
+    short revision."""
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    if not (repo / ".git").is_dir():
+        subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", message], check=True)
+    return subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
 def test_a_run_can_start_from_a_model_as_git_held_it(tmp_path, monkeypatch):
     """`commit` in a recipe's init or tokens reads the shipped model at that revision: a model
     retrained in place starts from its own earlier weights and keeps its units."""
-    import subprocess
 
     from simul.models.training import train
 
@@ -388,12 +401,7 @@ def test_a_run_can_start_from_a_model_as_git_held_it(tmp_path, monkeypatch):
         "src_token_type: char\nsrc_token_list: ['<blank>', '<unk>', x, '<sos/eos>']\n")
     (base / "model.pth").write_bytes(b"old weights")
     (base / "bpe.model").write_bytes(b"old sp")
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "v1"], check=True)
-    rev = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
-                         text=True, check=True).stdout.strip()
+    rev = _commit_all(repo, "v1")
     (base / "model.pth").write_bytes(b"new weights")  # the model retrained since
     monkeypatch.setattr(registry, "MODELS_DIR", repo / "data" / "models")
     work = tmp_path / "run"
@@ -424,7 +432,6 @@ def test_a_child_model_at_a_git_revision_assembles_with_its_parent_of_that_revis
     """A child model (its changed modules, its parent named by checksum) taken at a revision
     gets that revision's parent beside it, so it assembles though the parent was retrained
     since; a revision without the parent it was made from is refused in one line."""
-    import subprocess
 
     import torch
 
@@ -444,12 +451,7 @@ def test_a_child_model_at_a_git_revision_assembles_with_its_parent_of_that_revis
     (models / "kid" / "simul.json").write_text(json.dumps({"parent": {
         "model": "mother", "sha256": sha256(models / "mother" / "model.pth"),
         "modules": ["encoder"]}}))
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "v1"], check=True)
-    rev = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
-                         text=True, check=True).stdout.strip()
+    rev = _commit_all(repo, "v1")
     torch.save({"encoder.w": torch.tensor([9.0]), "decoder.w": torch.tensor([9.0])},
                models / "mother" / "model.pth")  # the parent retrained since
     monkeypatch.setattr(registry, "MODELS_DIR", models)
@@ -465,9 +467,7 @@ def test_a_child_model_at_a_git_revision_assembles_with_its_parent_of_that_revis
     # a revision whose parent is not the one the child was made from
     (models / "kid" / "simul.json").write_text(json.dumps({"parent": {
         "model": "mother", "sha256": "0" * 64, "modules": ["encoder"]}}))
-    subprocess.run([*git, "commit", "-qam", "v2"], check=True)
-    rev2 = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=True).stdout.strip()
+    rev2 = _commit_all(repo, "v2")
     with pytest.raises(ValueError, match=rf"kid at git revision '{rev2}' was made from mother "
                                          r"000000000000…, which that revision does not hold"):
         train.model_source({"model": "kid", "commit": rev2}, "kid", work)
