@@ -336,23 +336,12 @@ def _parse_entry(entry: Any, where: str) -> tuple[str, float, float, str]:
 # --------------------------------------------------------------------------- alignment
 
 
-_JSON_NUMBERS = (int, float)  # by exact type: a bool is no number here
-
-
 def _parse_timed(items: Any, key: str, where: str) -> tuple[Word, ...]:
     """Parse ``[[text, start_ms, end_ms], ...]`` into Words."""
     if not isinstance(items, list):
         raise CorpusError(f"{where}: {key!r} must be a list")
     words = []
-    isfinite = math.isfinite
     for j, item in enumerate(items, 1):
-        # the common case, checked without building the messages (a split has millions)
-        if (type(item) is list and len(item) == 3 and type(item[0]) is str
-                and type(item[1]) in _JSON_NUMBERS and type(item[2]) in _JSON_NUMBERS):
-            start, end = float(item[1]), float(item[2])
-            if isfinite(start) and isfinite(end) and start <= end:
-                words.append(Word(item[0], start, end))
-                continue
         item_where = f"{where}: {key}[{j}]"
         if not isinstance(item, list) or len(item) != 3 or not isinstance(item[0], str):
             raise CorpusError(f"{item_where} must be [text, start_ms, end_ms], got {item!r}")
