@@ -93,6 +93,17 @@ def record_store(tmp_path_factory):
         yield root
 
 
+@pytest.fixture(autouse=True)
+def claims_configuration(monkeypatch):
+    """``notebook.setup`` configures the claims module for its process (a quick run
+    measures a finding that needs the full run by its effect alone, on fewer resamples):
+    each test starts from the configuration the session started with, and leaves it."""
+    from simul.analysis.claims import resampling
+
+    for name in ("QUICK", "RESAMPLES", "WORKERS"):
+        monkeypatch.setattr(resampling, name, getattr(resampling, name))
+
+
 @pytest.fixture(scope="session", params=["transformer", "rnn"])
 def tiny_model_dir(request, tmp_path_factory):
     return make_tiny_model(tmp_path_factory.mktemp(f"tiny_{request.param}"), request.param)

@@ -284,8 +284,14 @@ def test_claims_segments_rescore_the_pooled_rate(tmp_path, monkeypatch):
     rows = pd.DataFrame([
         {"setting": "late", "records": str(records.write(late, tmp_path / "late.jsonl"))},
         {"setting": "early", "records": str(records.write(early, tmp_path / "early.jsonl"))}])
+    from simul.corpus import mustc
+
+    reads = []
+    monkeypatch.setattr(mustc, "load_list",
+                        lambda *a, **k: reads.append(a) or list(mustc.load(*a, **k)))
     scores = Segments(rows, metrics=("AL", ANTICIPATION)).scores()
     assert scores[ANTICIPATION].tolist() == pytest.approx([1 / 7, 1.0])
+    assert len(reads) == 1  # the split read once for both settings
     # resampling segment 0 twice: 2 of 12 and 12 of 12
     assert Segments(rows, metrics=(ANTICIPATION,)).scores(np.array([0, 0]))[
         ANTICIPATION].tolist() == pytest.approx([2 / 12, 1.0])

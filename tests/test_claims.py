@@ -361,6 +361,42 @@ def test_a_quick_run_does_not_decide_what_needs_the_full_run(tmp_path):
     assert not (tmp_path / "full" / "claims.md").read_text().startswith("Quick run")
 
 
+def test_a_quick_run_measures_a_full_run_finding_by_its_effect_alone(rows, tmp_path,
+                                                                    monkeypatch):
+    """In a quick run a finding that needs the full run is not resampled: its effect on all
+    segments and no interval (on a handful of segments a bootstrap has a few distinct
+    resamples, its interval far too narrow), and the table says why. A finding that a few
+    segments decide keeps its interval."""
+    import pandas as pd
+
+    from simul.analysis.claims import Finding, difference, report, resampling
+
+    def finding(needs_full_run):
+        return Finding(f"X-AL-{needs_full_run}", "simul", "a test", "made-up rows",
+                       "AL late − early", "two settings", "superiority", claimed="greater",
+                       needs_full_run=needs_full_run)
+
+    late_minus_early = difference({"setting": "early"}, {"setting": "late"}, "AL")
+    monkeypatch.setattr(resampling, "QUICK", True)
+    with monkeypatch.context() as m:
+        m.setattr(resampling, "on_resamples", lambda *a, **k: pytest.fail("resampled"))
+        alone = finding(True).measure(rows, late_minus_early)
+    e = alone.evidence
+    # late − early = 7|X|/8 per segment: 875, 1750, 3500 ms
+    assert e.effect == pytest.approx((875 + 1750 + 3500) / 3) and e.n == 3
+    assert math.isnan(e.low) and math.isnan(e.high) and e.verdict == "undecided"
+    assert e.segments_needed() is None and e.replay is not None
+    decided = finding(False).measure(rows, late_minus_early)
+    assert 875 <= decided.evidence.low <= decided.evidence.high <= 3500
+    assert decided.verdict == "holds"
+    table = report([alone, decided], tmp_path, quick=True)
+    assert table.verdict.tolist() == ["not decided: quick run, n = 3", "holds"]
+    assert table.no_interval[0].startswith("a quick run's effect alone")
+    assert table.no_interval[1] == "" and pd.isna(table.needs_more[0])
+    monkeypatch.setattr(resampling, "QUICK", False)  # a full run resamples it
+    assert finding(True).measure(rows, late_minus_early).verdict == "holds"
+
+
 def test_a_claims_table_says_why_an_interval_is_missing(tmp_path):
     import pandas as pd
 

@@ -28,6 +28,7 @@ import importlib
 import io
 import logging
 import os
+import sys
 import warnings
 
 warnings.filterwarnings("ignore", message=r".*torch\.cuda\.amp\.autocast.*",
@@ -67,6 +68,10 @@ def quiet_espnet_imports():
 
 
 def import_espnet(module: str):
-    """``importlib.import_module(module)`` for an espnet/espnet2 module, quietly."""
+    """``importlib.import_module(module)`` for an espnet/espnet2 module, quietly. A module
+    already imported is returned as it is: decoding steps call this on their hot path."""
+    loaded = sys.modules.get(module)
+    if loaded is not None:
+        return loaded
     with quiet_espnet_imports():
         return importlib.import_module(module)

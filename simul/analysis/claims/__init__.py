@@ -51,6 +51,7 @@ from simul.analysis.claims.resampling import (
     configure,
     evaluate,
     mean_difference,
+    point_estimate,
     resample_segments,
 )
 from simul.analysis.claims.statistics import (
@@ -79,7 +80,8 @@ __all__ = [
     "Claim", "Evidence", "Finding", "Replay", "Segments", "bleu_difference", "bootstrap",
     "catalogue", "catalogue_markdown", "configure", "counts", "curve_gap", "declare",
     "difference", "evaluate", "fmt", "kind_of", "mean_difference", "mean_known", "mean_step",
-    "monotone_within", "non_decreasing", "non_increasing", "quick_caption", "read",
+    "monotone_within", "non_decreasing", "non_increasing", "point_estimate", "quick_caption",
+    "read",
     "read_replays", "report", "resample_segments", "save_replays", "smallest",
     "smallest_known", "tagged", "weakest_step",
 ]

@@ -117,8 +117,8 @@ class Evidence:
         bound or is NaN (nothing to compare) or the claim is decided."""
         if not 0 < power < 1:
             raise ValueError(f"power: a probability between 0 and 1, not {power!r}")
-        if self.verdict != "undecided" or self.n == 0:
-            return None
+        if self.verdict != "undecided" or self.n == 0 or math.isnan(self.high - self.low):
+            return None  # decided, or no interval to scale
         distance = min(abs(self.effect - b) for b in self._bounds())
         if not distance > 0:
             return None  # on a bound, or NaN

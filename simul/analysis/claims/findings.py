@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from simul.analysis.claims import resampling
 from simul.analysis.claims.evidence import KINDS, Evidence, check, kind_of
-from simul.analysis.claims.resampling import evaluate
 
 PROPERTY = "property"
 """The kind of a finding about every word or setting (checked, not estimated)."""
@@ -103,12 +103,16 @@ class Finding:
     def measure(self, rows: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], *,
                 metrics: Sequence[str] = ("AL",), detail: str = "") -> Claim:
         """The claim on a sweep's ``rows``: ``statistic`` bootstrapped over their segments
-        (:func:`simul.analysis.claims.evaluate`) with this finding's direction and margin."""
+        (:func:`simul.analysis.claims.evaluate`) with this finding's direction and margin.
+        In a quick run (:data:`~simul.analysis.claims.resampling.QUICK`) a finding that needs
+        the full run gets its effect alone (:func:`~simul.analysis.claims.point_estimate`)."""
         if self.kind == PROPERTY:
             raise ValueError(f"finding {self.id}: a property is checked (Finding.checked), "
                              "not measured")
-        evidence = evaluate(rows, statistic, claimed=self.claimed, margin=self.margin,
-                            metrics=metrics)
+        measure = (resampling.point_estimate if resampling.QUICK and self.needs_full_run
+                   else resampling.evaluate)
+        evidence = measure(rows, statistic, claimed=self.claimed, margin=self.margin,
+                           metrics=metrics)
         return self.decided(evidence, detail)
 
     def decided(self, evidence: Evidence, detail: str = "") -> Claim:

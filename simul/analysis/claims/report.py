@@ -42,7 +42,12 @@ SHOWN = ["id", "where", "sentence", "half", "kind", "margin", "verdict", "effect
 """The columns of ``claims.md``."""
 
 
-def _why_no_interval(claim: Claim) -> str:
+QUICK_NO_INTERVAL = ("a quick run's effect alone: an interval on a handful of segments "
+                     "decides nothing (the full run's)")
+"""Why a claim that needs the full run has no interval in a quick run."""
+
+
+def _why_no_interval(claim: Claim, quick: bool = False) -> str:
     e = claim.evidence
     if e is None:
         return claim.no_interval or PROPERTY_NO_INTERVAL
@@ -51,6 +56,8 @@ def _why_no_interval(claim: Claim) -> str:
     if e.n == 0:
         return "a point estimate: the rows carry no per-segment records to resample"
     if math.isnan(e.low) or math.isnan(e.high):
+        if quick and claim.needs_full_run:
+            return QUICK_NO_INTERVAL
         return "the statistic is undefined on every resample"
     return ""
 
@@ -69,7 +76,8 @@ def _row(claim: Claim, quick: bool = False) -> dict:
             "high": e.high if e else math.nan, "n": e.n if e else pd.NA,
             "needs_more": (e.segments_needed(POWER) if e else None) or pd.NA,
             "holds": verdict == "holds", "detail": claim.detail,
-            "needs_full_run": claim.needs_full_run, "no_interval": _why_no_interval(claim)}
+            "needs_full_run": claim.needs_full_run,
+            "no_interval": _why_no_interval(claim, quick)}
 
 
 def quick_caption(table: pd.DataFrame) -> str:
@@ -77,9 +85,9 @@ def quick_caption(table: pd.DataFrame) -> str:
     n = table.n.dropna()
     size = f"{int(n.max())} segments" if len(n) else "a handful of segments"
     return (f"Quick run ({size}): too few to decide the claims that need the full run "
-            f"(needs_full_run); their verdict is \"{QUICK_UNDECIDED}\" and their numbers are "
-            "shown, not judged. The others — properties of every word or setting, or effects "
-            "a few segments can show — are decided.")
+            f"(needs_full_run); their verdict is \"{QUICK_UNDECIDED}\" and their effect is "
+            "shown without an interval, not judged. The others — properties of every word "
+            "or setting, or effects a few segments can show — are decided.")
 
 
 def counts(verdicts: Iterable[str]) -> str:

@@ -43,9 +43,18 @@ PARALLEL_MIN_S = 2.0
 """A bootstrap whose resamples would take less (timed on the first) stays in this process."""
 
 
+QUICK = False
+"""A quick notebook run (:func:`configure`): a claim that needs the full run is measured by
+its effect alone (:func:`point_estimate`). On a handful of segments a bootstrap has a few
+distinct resamples (3 on 2 segments) and its interval is far too narrow, and a quick run
+does not decide that claim anyway."""
+
+
 def configure(*, quick: bool, workers: int | None) -> None:
-    """Set :data:`RESAMPLES` (fewer in a quick run) and :data:`WORKERS` for this process."""
-    global RESAMPLES, WORKERS
+    """Set :data:`QUICK`, :data:`RESAMPLES` (fewer in a quick run) and :data:`WORKERS` for
+    this process."""
+    global QUICK, RESAMPLES, WORKERS
+    QUICK = quick
     RESAMPLES = QUICK_RESAMPLES if quick else FULL_RESAMPLES
     WORKERS = workers
 
@@ -163,7 +172,7 @@ class Segments:
         self.latency = {m: np.array([[sentence(m, r) for r in recs] for recs in records])
                         for m in self.metrics if m != ANTICIPATION}  # → (settings, segments)
         if ANTICIPATION in self.metrics:
-            self.anticipation = np.stack([_anticipation_counts(recs) for recs in records])
+            self.anticipation = _anticipation_counts(records)  # (settings, segments, 2)
 
     def scores(self, segments: np.ndarray | None = None) -> pd.DataFrame:
         """The rows with BLEU and the latency metrics recomputed on ``segments`` (indices,
@@ -181,14 +190,17 @@ class Segments:
         return out
 
 
-def _anticipation_counts(records) -> np.ndarray:
-    """(anticipating, linked) hypothesis words per record: (segments, 2)."""
+def _anticipation_counts(records: list[list]) -> np.ndarray:
+    """(anticipating, linked) hypothesis words of each setting's records, all decoded on
+    the same segments: (settings, segments, 2). The corpus is read once for all settings."""
     from simul.metrics import anticipation
 
-    segments = anticipation.linked_segments(records, fitted=True) or [None] * len(records)
+    flat = [r for recs in records for r in recs]
+    segments = anticipation.linked_segments(flat, fitted=True) or [None] * len(flat)
     counts = [anticipation.record_counts(r, s) if anticipation.has_links(s)
-              else anticipation.Counts(0, 0) for r, s in zip(records, segments, strict=True)]
-    return np.array([[c.anticipating, c.linked] for c in counts], dtype=float)
+              else anticipation.Counts(0, 0) for r, s in zip(flat, segments, strict=True)]
+    return np.array([[c.anticipating, c.linked] for c in counts],
+                    dtype=float).reshape(len(records), -1, 2)
 
 
 def bootstrap(rows: pd.DataFrame | Segments, statistic: Callable[[pd.DataFrame], float], *,
@@ -230,6 +242,20 @@ def evaluate(rows: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], *, 
                          resamples=resamples, seed=seed)
     effect = float(statistic(rows))
     return Evidence(effect, effect, effect, 0, claimed, margin)
+
+
+def point_estimate(rows: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], *,
+                   claimed: str, margin: float = 0.0,
+                   metrics: Sequence[str] = ("AL",)) -> Evidence:
+    """The effect of :func:`evaluate` on all segments, without an interval (``low`` and
+    ``high`` NaN: undecided) and without resampling."""
+    check(claimed, margin)
+    if "records" not in rows:
+        return evaluate(rows, statistic, claimed=claimed, margin=margin, metrics=metrics)
+    data = Segments(rows, metrics)
+    replay = Replay(data.rows, statistic, claimed, margin, data.metrics)
+    return Evidence(float(statistic(data.scores())), math.nan, math.nan, data.n, claimed,
+                    margin, replay)
 
 
 def on_resamples(statistic: Callable[[pd.DataFrame], float], data: Segments,
