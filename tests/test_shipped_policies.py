@@ -7,9 +7,10 @@ offline output unit for unit; reads never go backwards and never past the end; n
 delayed beyond the source; the run ends with the whole source read (pre-decision without
 force_finish: or at the </s> it predicted while reading).
 
-Every policy runs on one model of each build (pair, encoder, decoder and unit inventory): the
-model that the others of its build were fine-tuned from. The others (simultaneously trained
-or meta-learned decoders on the same modules) run wait-k over words, reading everything first
+Every policy runs on one model of each build (encoder, decoder and unit type: characters or
+subwords): the model that the others of its build were fine-tuned from, or the first by
+name. The others (other pairs and vocabularies of the same build, simultaneously trained or
+meta-learned decoders on the same modules) run wait-k over words, reading everything first
 and at k = 3: what they differ in is their weights, not the code a policy runs."""
 
 import json
@@ -33,8 +34,7 @@ MODELS = [m for m in registry.shipped_translators() if m not in MMA_MODELS]
 
 def _build(name: str) -> tuple:
     conf = registry.config(name)
-    return (registry.pair(name), conf.get("encoder"), conf.get("decoder"),
-            len(conf.get("token_list") or ()))
+    return conf.get("encoder"), conf.get("decoder"), conf.get("token_type")
 
 
 def _representatives(models: list[str]) -> set[str]:
