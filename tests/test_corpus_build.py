@@ -134,8 +134,9 @@ def test_segments_of_one_to_three_distinct_sentences():
         assert all(s[-1] in ".?" and s[0].isupper() for s in seg)
     flat = [s for split in segments.values() for seg in split for s in seg]
     assert len(flat) == len(set(flat))  # no sentence twice, within or across splits
-    assert build.plan_segments(sizes, seed=5) == segments
-    assert build.plan_segments(sizes, seed=6) != segments
+    small = {"train": 30, "dev": 5}  # the same seed, the same plan; another, another
+    assert build.plan_segments(small, seed=5) == build.plan_segments(small, seed=5)
+    assert build.plan_segments(small, seed=6) != build.plan_segments(small, seed=5)
 
 
 @pytest.mark.espeak
