@@ -191,8 +191,20 @@ def cascade_dir(tmp_path_factory) -> Path:
 def pytest_collection_modifyitems(config, items):
     """The modules marked ``longest`` first: each takes a worker for most of the suite, so it
     starts at once beside the others. Then quick checks, so that a failure shows within
-    minutes: the modules without a test marked ``slow``, then those with one. Each tier in
+    minutes: the modules without a test marked ``slow`` or ``long``. Then the modules marked
+    ``long`` (a minute or more each), before the other slow ones: the suite ends on short
+    modules, not on one worker running a long one while the other waits. Each tier in
     pytest's order."""
-    slow = {item.path for item in items if item.get_closest_marker("slow")}
-    longest = {item.path for item in items if item.get_closest_marker("longest")}
-    items[:] = sorted(items, key=lambda item: (item.path not in longest, item.path in slow))
+    def marked(name: str) -> set:
+        return {item.path for item in items if item.get_closest_marker(name)}
+
+    longest, long, slow = marked("longest"), marked("long"), marked("slow")
+
+    def tier(item) -> int:
+        if item.path in longest:
+            return 0
+        if item.path in long:
+            return 2
+        return 3 if item.path in slow else 1
+
+    items[:] = sorted(items, key=tier)

@@ -14,7 +14,7 @@ import pytest
 
 from simul.models import registry
 
-pytestmark = [pytest.mark.corpus, pytest.mark.slow]
+pytestmark = [pytest.mark.corpus, pytest.mark.slow, pytest.mark.long]
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "blstm_char_en-es"  # the benchmark's default grid model, the quick run's only one

@@ -10,6 +10,8 @@ from simul.corpus.mini import build
 from simul.corpus.mini.festival import FestivalVoice
 from simul.corpus.mini.speech import Voice
 
+pytestmark = pytest.mark.long  # a minute or more (tests/conftest.py's order)
+
 TINY = {"train": 60, "dev": 5, "tst-COMMON": 5, "tst-HE": 5}
 
 

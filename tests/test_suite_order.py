@@ -1,6 +1,6 @@
 """The suite's own order (tests/conftest.py) and `make test`'s pytest-xdist options, on a
 small project whose order is worked out by hand: the longest module first, then quick checks,
-and a module's shared fixture made once, by one worker."""
+the long modules, the other slow ones, and a module's shared fixture made once, by one worker."""
 
 import os
 import re
@@ -19,6 +19,7 @@ PROJECT = {
         markers =
             slow: takes more than a few seconds
             longest: takes a worker for most of the suite
+            long: takes a minute or more
         """,
     "conftest.py": """\
         import os
@@ -82,6 +83,15 @@ PROJECT = {
         def test_quick_too(costly):
             pass
         """,
+    "test_0.py": """\
+        import pytest
+
+        pytestmark = pytest.mark.long
+
+
+        def test_long():
+            pass
+        """,
 }
 
 
@@ -108,6 +118,7 @@ def test_the_longest_module_then_those_without_a_slow_test_come_first(project):
         "test_c.py::test_longest",  # the longest module first, beside the others
         "test_b.py::test_quick",
         "test_b.py::test_quick_too",
+        "test_0.py::test_long",  # a long module before the slow ones, though first by name
         # a module with a slow test: whole, in pytest's order (a module parameter's runs)
         "test_a.py::test_slow",
         "test_a.py::test_quick_beside_a_slow_one",

@@ -20,6 +20,8 @@ from simul.sweep import Setting, Spec, SweepError
 from simul.sweep.calls import SharedCalls
 from tests.test_mustc import PAIR, SPLIT, make_corpus
 
+pytestmark = pytest.mark.long  # a minute or more (tests/conftest.py's order)
+
 # A grid that reads the same prefixes under several settings, and one setting of every
 # other policy family (beam search, CTC, attention, pre-decision, catch-up).
 GRID = [
