@@ -145,6 +145,6 @@ def test_make_tests_workers_make_a_modules_shared_fixture_once(project):
     assert options[:3] == ["-q", "-n", "2"]
     done = _pytest(project, *options)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "10 passed" in done.stdout
+    assert "11 passed" in done.stdout
     made = (project / "made.txt").read_text().split()
     assert len(made) == 2  # test_a's and test_b's, each once, though each has two users
