@@ -34,8 +34,8 @@ BARS = {"snr=10": 0.8, "rt60=0.6": 0.8, "gain=-20": 0.8, "gain=-30": 0.7, "tst-H
 
 
 VOICES = "tst-HE"
-WHOLE = " (whole)"
-"""The suffix of the columns decoded on ``--voices-utterances`` segments."""
+VOICES_RUN = " (voices)"
+"""The suffix of the columns decoded on ``--voices-utterances`` segments (default: all)."""
 
 
 def _bleu(records) -> float:
@@ -46,7 +46,7 @@ def _bleu(records) -> float:
 def measure(name: str, max_utterances: int | None, conditions,
             voices_utterances: int | None = None) -> dict:
     """BLEU of ``name``: ``tst-COMMON`` and every ``tst-COMMON@condition`` on the first
-    ``max_utterances`` segments; ``tst-COMMON (whole)`` and ``tst-HE (whole)`` on the first
+    ``max_utterances`` segments; ``tst-COMMON (voices)`` and ``tst-HE (voices)`` on the first
     ``voices_utterances`` (None: all). tst-COMMON is decoded once for both."""
     model = load(name)
     pair = registry.pair(name)
@@ -65,24 +65,24 @@ def measure(name: str, max_utterances: int | None, conditions,
     for condition in conditions:
         row[f"tst-COMMON@{condition}"] = _bleu(decode(f"tst-COMMON@{condition}",
                                                       max_utterances))
-    row["tst-COMMON" + WHOLE] = _bleu(clean[:voices_utterances])
-    row[VOICES + WHOLE] = _bleu(decode(VOICES, voices_utterances))
+    row["tst-COMMON" + VOICES_RUN] = _bleu(clean[:voices_utterances])
+    row[VOICES + VOICES_RUN] = _bleu(decode(VOICES, voices_utterances))
     row["seconds"] = round(time.monotonic() - t0, 1)
     return row
 
 
 def table(rows: list[dict]) -> pd.DataFrame:
     """BLEU on clean tst-COMMON, then every condition as a fraction of it, and tst-HE as a
-    fraction of tst-COMMON decoded on as many segments (the ``(whole)`` columns)."""
+    fraction of tst-COMMON decoded on as many segments (the ``(voices)`` columns)."""
     out = []
     for row in rows:
         clean = row["tst-COMMON"]
         shown = {"model": row["model"], "tst-COMMON": clean}
         for split, bleu in row.items():
-            if split in ("model", "tst-COMMON", "tst-COMMON" + WHOLE, "seconds"):
+            if split in ("model", "tst-COMMON", "tst-COMMON" + VOICES_RUN, "seconds"):
                 continue
-            if split == VOICES + WHOLE:
-                label, base = VOICES, row["tst-COMMON" + WHOLE]
+            if split == VOICES + VOICES_RUN:
+                label, base = VOICES, row["tst-COMMON" + VOICES_RUN]
             else:
                 label, base = split.partition("@")[2], clean
             ratio = bleu / base if base else float("nan")

@@ -231,7 +231,7 @@ def test_the_robustness_table_divides_by_clean_bleu_and_marks_the_bars():
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     row = {"model": "m", "tst-COMMON": 50.0, "tst-COMMON@snr=10": 45.0,
-           "tst-COMMON@gain=-30": 30.0, "tst-COMMON (whole)": 40.0, "tst-HE (whole)": 36.0,
+           "tst-COMMON@gain=-30": 30.0, "tst-COMMON (voices)": 40.0, "tst-HE (voices)": 36.0,
            "seconds": 1.0}
     (shown,) = bench.table([row]).to_dict("records")
     assert shown == {"model": "m", "tst-COMMON": 50.0, "snr=10": "0.90",  # bar 0.8: met
