@@ -1,7 +1,8 @@
 """tools/train_grid.sh, run on a copy of the tools folder beside made-up shipped parents with a
 stand-in for simul that records its calls: the lanes' steps in order, each trained, packed
-and scored once; a packed step skipped on the next run; a parent from before the retraining
-round refused before anything runs."""
+and scored once into the round's folder (data/round); a step whose metrics are there skipped on
+the next run; a parent from before the retraining round refused before anything runs, a
+parent retrained in the round taken before the shipped one."""
 
 from __future__ import annotations
 
@@ -19,17 +20,22 @@ ROOT = Path(__file__).resolve().parents[1]
 
 STAND_IN = """#!/usr/bin/env bash
 echo "$*" >> "$CALLS"
+if [ "$1 $2" = "models eval" ]; then mkdir -p "$3" && echo {} > "$3/metrics.json"; fi
 """
 
 
-def repo(tmp_path: Path, parents: dict[str, dict]) -> Path:
-    """A folder with tools/train_grid.sh and data/models/NAME/simul.json for ``parents``."""
+def repo(tmp_path: Path, parents: dict[str, dict], retrained: dict[str, dict] = {}) -> Path:  # noqa: B006
+    """A folder with tools/train_grid.sh, data/models/NAME/simul.json for ``parents`` and
+    data/round/NAME/{simul,metrics}.json for ``retrained``."""
     root = tmp_path / "repo"
     (root / "tools").mkdir(parents=True)
     shutil.copy(ROOT / "tools" / "train_grid.sh", root / "tools")
-    for name, info in parents.items():
-        (root / "data" / "models" / name).mkdir(parents=True)
-        (root / "data" / "models" / name / "simul.json").write_text(json.dumps(info))
+    for folder, models in (("models", parents), ("round", retrained)):
+        for name, info in models.items():
+            (root / "data" / folder / name).mkdir(parents=True)
+            (root / "data" / folder / name / "simul.json").write_text(json.dumps(info))
+            if folder == "round":
+                (root / "data" / folder / name / "metrics.json").write_text("{}")
     simul = tmp_path / "simul"
     simul.write_text(STAND_IN)
     simul.chmod(simul.stat().st_mode | stat.S_IEXEC)
@@ -62,17 +68,25 @@ def test_a_lane_trains_packs_and_scores_each_step_once(tmp_path):
     for name in names:
         expected += [f"train {name} --workdir {runs / name}",
                      f"models pack {runs / name}/exp {name} --pair en-de --average 3 "
-                     f"--command-line simul train {name}",
-                     f"models eval {name} --into-model"]
+                     f"--out-root data/round --command-line simul train {name}",
+                     f"models eval data/round/{name} --into-model"]
     assert calls == expected
     for name in names:
-        assert (runs / name / ".packed").is_file()
+        assert (root / "data" / "round" / name / "metrics.json").is_file()
         # one export of the pair, one statistics pass of the lane
         assert (runs / name / "data").resolve() == runs / "grid-shared" / "en-de" / "data"
         assert (runs / name / "stats").resolve() == runs / "grid-shared" / "p22-en-de" / "stats"
     proc, calls = grid(root, tmp_path, "p22-en-de")  # again: every step is packed
     assert proc.returncode == 0 and calls == []
-    assert proc.stdout.count("packed already") == 10
+    assert proc.stdout.count("in data/round already") == 10
+
+
+def test_a_parent_retrained_in_the_round_is_taken_before_the_shipped_one(tmp_path):
+    root = repo(tmp_path, {"transformer_bpe_en-de": BEFORE},
+                retrained={"transformer_bpe_en-de": RETRAINED})
+    proc, calls = grid(root, tmp_path, "transformer_bpe_en-de_waitk3_fixed")
+    assert proc.returncode == 0, proc.stderr
+    assert calls[0].startswith("train transformer_bpe_en-de_waitk3_fixed --workdir ")
 
 
 def test_the_mma_lane_trains_lambda_zero_then_each_lambda_from_it(tmp_path):
@@ -90,7 +104,8 @@ def test_the_mma_lane_trains_lambda_zero_then_each_lambda_from_it(tmp_path):
         f"--set espnet.decoder_conf.latency_weight={w} "
         f"--set espnet.decoder_conf.variance_weight={w}" for w in weights]
     packs = [c for c in calls if c.startswith("models pack ")]
-    assert packs[1].split(" --average ")[1].startswith("2 --command-line simul train "
+    assert packs[1].split(" --average ")[1].startswith("2 --out-root data/round "
+                                                       "--command-line simul train "
                                                        "conformer_bpe_en-de_mma_enc_lat "
                                                        "--workdir ")
 

@@ -1,48 +1,127 @@
 #!/usr/bin/env bash
 # The retraining round of the speech models: each at its paper's strength, on augmented speech
-# (simul.augment), in the order their parents need. Every step resumes where a stopped session
-# left it (simul train continues its run; a packed step is skipped): run the script again.
+# (simul.augment), in the order their parents need. A step trains (simul train), packs into
+# the round's folder (data/round/NAME, simul models pack --out-root) and scores into the model
+# (simul models eval --into-model); a child trains from its retrained parent there
+# (SIMUL_ROUND: simul.models.registry.start_dir), while data/models keeps serving the family
+# it replaces until the whole family is retrained and moved over (data/round/README.md).
+# A step is done when data/round/NAME/metrics.json is committed, so a lane resumes from the
+# repository on any machine; a stopped training resumes from its run (simul train continues
+# it) when the run folder is still there: run the script again.
 #   tools/retrain.sh                  # every lane, one after the other
-#   tools/retrain.sh conformer &      # one lane per core: conformer, transformer
+#   tools/retrain.sh conformer &      # one lane per core (one thread per run)
 #   tools/retrain.sh transformer &
-#   tools/retrain.sh NAME …           # these recipes, in this order
+#   tools/retrain.sh NAME …           # these steps, in this order
+# Lanes: conformer (the en-es Conformer, then the en-de one from it), transformer (the ASR
+# Transformer whose encoder starts the ST ones, then en-es and en-de), children (the Conformer
+# family's simultaneous fine-tunes: H20's per-(k, s) models, P22's wait-k and multi-path, M20's
+# MMA, on the retrained Conformers), meta (H20 Table 7's three models, after conformer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMP_NUM_THREADS=1
 SIMUL=${SIMUL:-.venv/bin/simul}
 RUNS=${SIMUL_RUNS:-$HOME/.cache/simul/runs}
+ROUND=${SIMUL_ROUND:-data/round}
+SIMUL_ROUND=$(realpath -m "$ROUND")
+export SIMUL_ROUND
 
-step() {  # recipe, then `simul models pack` options
-  local name=$1; shift
-  [ -f "$RUNS/$name/.packed" ] && { echo "$name: packed already"; return 0; }
-  echo "$name: training ($(date -u +%FT%TZ))"
-  $SIMUL train "$name"
-  $SIMUL models pack "$RUNS/$name/exp" "$name" "$@" --command-line "simul train $name"
-  $SIMUL models eval "$name" --into-model
-  touch "$RUNS/$name/.packed"
-  echo "$name: packed ($(date -u +%FT%TZ))"
+declare -A RECIPE SETS PACK
+add() {  # name recipe "pack options" ["--set …" (then the run is RUNS/NAME, named on the card)]
+  RECIPE[$1]=$2 PACK[$1]=$3 SETS[$1]=${4:-}
 }
+add conformer_bpe_en-es conformer_bpe_en-es "--pair en-es --average 3"
+add conformer_bpe_en-de conformer_bpe_en-de "--pair en-de --average 3"
+add asr_transformer_bpe_en asr_transformer_bpe_en "--pair en-es --average 3"
+add transformer_bpe_en-es transformer_bpe_en-es "--pair en-es --average 3"
+add transformer_bpe_en-de transformer_bpe_en-de "--pair en-de --average 3"
+for ks in 3:300 3:400 4:350 4:800 5:800; do  # H20 Table 6
+  k=${ks%:*} s=${ks#*:}
+  add "conformer_bpe_en-de_k${k}_s$s" conformer_bpe_en-de_waitk_stride "--pair en-de --average 2" \
+    "--set espnet.decoder_conf.k_train=$k --set espnet.decoder_conf.word_ms=$s"
+done
+for pair in en-de en-es; do
+  for kind in waitk3 waitk7 multipath; do
+    add "conformer_bpe_${pair}_$kind" "conformer_bpe_${pair}_$kind" "--pair $pair --average 3"
+  done
+done
+for trigger in mma mma_word; do  # M20 Fig. 2b: λ = 0, then three latency weights from it
+  add "conformer_bpe_en-de_$trigger" "conformer_bpe_en-de_$trigger" "--pair en-de --average 3"
+  for weight in 0.08 0.32 0.8; do
+    add "conformer_bpe_en-de_${trigger}_l$weight" "conformer_bpe_en-de_${trigger}_lat" \
+      "--pair en-de --average 2" \
+      "--set espnet.decoder_conf.latency_weight=$weight --set espnet.decoder_conf.variance_weight=$weight"
+  done
+done
 
-declare -A PACK=(
-  [conformer_bpe_en-es]="--pair en-es --average 3"
-  [conformer_bpe_en-de]="--pair en-de --average 3"
-  [asr_transformer_bpe_en]="--pair en-es --average 3"
-  [transformer_bpe_en-es]="--pair en-es --average 3"
-  [transformer_bpe_en-de]="--pair en-de --average 3"
-)
 declare -A LANES=(
   [conformer]="conformer_bpe_en-es conformer_bpe_en-de"
   [transformer]="asr_transformer_bpe_en transformer_bpe_en-es transformer_bpe_en-de"
+  [children]="conformer_bpe_en-de_k3_s300 conformer_bpe_en-de_k3_s400 conformer_bpe_en-de_k4_s350
+    conformer_bpe_en-de_k4_s800 conformer_bpe_en-de_k5_s800 conformer_bpe_en-de_waitk3
+    conformer_bpe_en-de_waitk7 conformer_bpe_en-de_multipath conformer_bpe_en-es_waitk3
+    conformer_bpe_en-es_waitk7 conformer_bpe_en-es_multipath conformer_bpe_en-de_mma
+    conformer_bpe_en-de_mma_l0.08 conformer_bpe_en-de_mma_l0.32 conformer_bpe_en-de_mma_l0.8
+    conformer_bpe_en-de_mma_word conformer_bpe_en-de_mma_word_l0.08
+    conformer_bpe_en-de_mma_word_l0.32 conformer_bpe_en-de_mma_word_l0.8"
 )
 
-[ $# -gt 0 ] || set -- conformer transformer
+step() {  # train, pack into the round, score; under the step's lock (two lanes never share one)
+  local name=$1 run=$RUNS/$1 out=$ROUND/$1
+  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; return 0; }
+  mkdir -p "$RUNS/.locks"
+  exec 9>"$RUNS/.locks/$name.lock"
+  flock 9
+  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; flock -u 9; return 0; }
+  local command="simul train ${RECIPE[$name]}"  # for the card, as a user would type it
+  [ -z "${SETS[$name]}" ] || command+=" --workdir ${run/#$HOME/\~} ${SETS[$name]}"
+  echo "$name: training ($(date -u +%FT%TZ))"
+  # shellcheck disable=SC2086
+  $SIMUL train "${RECIPE[$name]}" --workdir "$run" ${SETS[$name]}
+  # shellcheck disable=SC2086
+  $SIMUL models pack "$run/exp" "$name" ${PACK[$name]} --out-root "$ROUND" \
+    --command-line "$command"
+  $SIMUL models eval "$out" --into-model
+  flock -u 9
+  echo "$name: packed into $out ($(date -u +%FT%TZ))"
+}
+
+META=$RUNS/meta_round  # H20 Table 7: one meta-learning and one multi-task pre-training, then
+meta() {               # three fine-tunings on the target task (woMT from the initialisation)
+  local name=conformer_bpe_en-de_meta_$1 start=${2:-} out=$ROUND/conformer_bpe_en-de_meta_$1
+  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; return 0; }
+  mkdir -p "$RUNS/.locks"
+  exec 9>"$RUNS/.locks/$name.lock"
+  flock 9
+  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; flock -u 9; return 0; }
+  local command=""
+  if [ -n "$start" ]; then
+    echo "$start: pre-training ($(date -u +%FT%TZ))"
+    $SIMUL meta-train conformer_bpe_en-de_meta --stage "$start" --workdir "$META/$start"
+    command="simul meta-train conformer_bpe_en-de_meta --stage $start --workdir ${META/#$HOME/\~}/$start"$'\n'
+  fi
+  echo "$name: fine-tuning ($(date -u +%FT%TZ))"
+  $SIMUL meta-train conformer_bpe_en-de_meta --stage finetune --workdir "$META/$1" \
+    ${start:+--start "$META/$start"}
+  command+="simul meta-train conformer_bpe_en-de_meta --stage finetune"
+  command+="${start:+ --start ${META/#$HOME/\~}/$start} --workdir ${META/#$HOME/\~}/$1"
+  $SIMUL models pack "$META/$1/exp" "$name" --pair en-de --average 2 --out-root "$ROUND" \
+    --command-line "$command"
+  $SIMUL models eval "$out" --into-model
+  flock -u 9
+  echo "$name: packed into $out ($(date -u +%FT%TZ))"
+}
+RECIPE[meta]=meta LANES[meta]=meta
+
+[ $# -gt 0 ] || set -- conformer transformer children meta
 names=()
 for arg in "$@"; do
   # shellcheck disable=SC2206
-  if [ -n "${LANES[$arg]:-}" ]; then names+=(${LANES[$arg]}); else names+=($arg); fi
+  if [ -n "${LANES[$arg]:-}" ]; then names+=(${LANES[$arg]})
+  elif [ -n "${RECIPE[$arg]:-}" ]; then names+=("$arg")
+  else echo "tools/retrain.sh: no lane or step $arg (lanes: ${!LANES[*]})" >&2; exit 2
+  fi
 done
 for name in "${names[@]}"; do
-  [ -n "${PACK[$name]:-}" ] || { echo "tools/retrain.sh: no step $name" >&2; exit 2; }
-  # shellcheck disable=SC2086
-  step "$name" ${PACK[$name]}
+  if [ "$name" = meta ]; then meta woMT; meta wMT meta; meta control multitask
+  else step "$name"; fi
 done

@@ -8,9 +8,10 @@
 #                         (conformer_bpe_en-de_mma_enc), then footnote 4's λ from it
 #                         (conformer_bpe_en-de_mma_enc_lΛ, Λ = 80 λ: the weight on AL in 80 ms
 #                         encoder frames)
-# Each step trains (simul train), packs (simul models pack), scores into the model (simul
-# models eval --into-model) and leaves RUN/.packed; a packed step is skipped and a stopped
-# one resumes where it was (simul train continues its run): run the script again.
+# Each step trains (simul train), packs into the round's folder (data/round/NAME, beside the
+# retrained parents: data/round/README.md) and scores into the model (simul models eval
+# --into-model); a step whose data/round/NAME/metrics.json is committed is skipped, and a
+# stopped one resumes where it was (simul train continues its run): run the script again.
 #   tools/train_grid.sh p22-en-de &     # one lane per core, one thread per run
 #   tools/train_grid.sh p22-en-es &
 #   tools/train_grid.sh mma             # after either en-es lane (see "shared" below)
@@ -33,6 +34,9 @@ PYTHON=${PYTHON:-.venv/bin/python}
 SIMUL=${SIMUL:-"$PYTHON -m simul"}  # this checkout's simul
 RUNS=${SIMUL_RUNS:-$HOME/.cache/simul/runs}
 SHARED=$RUNS/grid-shared
+ROUND=${SIMUL_ROUND:-data/round}  # packed here until the round's families move to data/models
+SIMUL_ROUND=$(realpath -m "$ROUND")
+export SIMUL_ROUND  # simul train reads the start models there first
 
 declare -A LANES PARENT PAIR RECIPE SETS AVERAGE LANE
 for pair in en-de en-es; do
@@ -59,9 +63,10 @@ for weight in 0.08 0.32 0.8 1.6 3.2 4.8 6.4 8; do  # λ = 0.001 … 0.1 of M20's
   SETS[$name]="--set espnet.decoder_conf.latency_weight=$weight --set espnet.decoder_conf.variance_weight=$weight"
 done
 
-retrained() {  # the lane's parent is shipped and records its augmentation, or exit 2
-  local lane=$1 parent=${PARENT[$1]}
+retrained() {  # the lane's parent (the round's, else the shipped one) records its
+  local lane=$1 parent=${PARENT[$1]}  # augmentation, or exit 2
   local info=data/models/$parent/simul.json
+  [ -f "$SIMUL_ROUND/$parent/metrics.json" ] && info=$SIMUL_ROUND/$parent/simul.json
   if ! "$PYTHON" -c 'import json, sys; sys.exit("augmentation" not in json.load(open(sys.argv[1])))' \
       "$info" 2>/dev/null; then
     echo "tools/train_grid.sh: lane $lane starts from the retrained $parent, and $info records" \
@@ -79,9 +84,13 @@ share() {  # name: the run reads its pair's export and its lane's statistics (a 
   if [ ! -e "$run/stats" ] && [ ! -L "$run/stats" ]; then ln -s "$stats" "$run/stats"; fi
 }
 
-step() {
-  local name=$1 run=$RUNS/$1
-  [ -f "$run/.packed" ] && { echo "$name: packed already"; return 0; }
+step() {  # under the step's lock: two lanes never train the same step
+  local name=$1 run=$RUNS/$1 out=$ROUND/$1
+  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; return 0; }
+  mkdir -p "$RUNS/.locks"
+  exec 9>"$RUNS/.locks/$name.lock"
+  flock 9
+  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; flock -u 9; return 0; }
   share "$name"
   local command="simul train ${RECIPE[$name]}"  # for the card, as a user would type it
   [ "${RECIPE[$name]}" = "$name" ] || command+=" --workdir ${run/#$HOME/\~} ${SETS[$name]}"
@@ -95,10 +104,10 @@ step() {
       $SIMUL train "${RECIPE[$name]}" --workdir "$run" ${SETS[$name]}
   fi
   $SIMUL models pack "$run/exp" "$name" --pair "${PAIR[$name]}" --average "${AVERAGE[$name]}" \
-    --command-line "$command"
-  $SIMUL models eval "$name" --into-model
-  touch "$run/.packed"
-  echo "$name: packed ($(date -u +%FT%TZ))"
+    --out-root "$ROUND" --command-line "$command"
+  $SIMUL models eval "$out" --into-model
+  flock -u 9
+  echo "$name: packed into $out ($(date -u +%FT%TZ))"
 }
 
 [ $# -gt 0 ] || { echo "usage: tools/train_grid.sh LANE|NAME … (lanes: ${!LANES[*]})" >&2; exit 2; }

@@ -283,6 +283,22 @@ def s2t_files(directory: str | Path) -> list[Path]:
     return [directory / name for name in S2T_FILES] + weights[:1]
 
 
+ROUND_ENV = "SIMUL_ROUND"
+
+
+def start_dir(model: str) -> Path:
+    """Where a recipe's start model named without a git revision is read (``simul train``'s
+    ``simul.init``, ``tokens.from``, ``normalize_from``): ``$SIMUL_ROUND/MODEL`` when the
+    environment variable :data:`ROUND_ENV` names a folder that holds it, else
+    ``data/models/MODEL``. A retraining round packs its models into such a folder
+    (``data/round``, ``tools/retrain.sh``) and trains each child from its retrained parent
+    there, while ``data/models`` keeps serving the family it replaces."""
+    root = os.environ.get(ROUND_ENV)
+    if root and (Path(root) / model / "config.yaml").is_file():
+        return Path(root) / model
+    return MODELS_DIR / model
+
+
 def shipped() -> list[str]:
     """Shipped models and cascades (``data/models/NAME`` with config.yaml or cascade.json)."""
     return sorted({p.parent.name for pattern in ("*/config.yaml", f"*/{CASCADE_FILE}")

@@ -118,7 +118,7 @@ def setup(recipe: dict, workdir: Path, corpus_root=None) -> Setup:
         root, pair, "dev", with_audio=False, limit=m["dev_segments"]), encode)
     stats = out / "feats_stats.npz"
     if not stats.is_file():
-        shutil.copy(registry.resolve(m["stats_from"]) / "feats_stats.npz", stats)
+        shutil.copy(registry.start_dir(m["stats_from"]) / "feats_stats.npz", stats)
     conf = {**recipe["espnet"], "token_type": "bpe", "token_list": tokens, "bpemodel": str(sp_file),
             "src_token_type": "bpe", "src_token_list": tokens,
             "normalize_conf": {"stats_file": str(stats)}, "init": None}

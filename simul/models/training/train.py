@@ -90,7 +90,7 @@ def model_source(entry: dict, name: str, workdir: Path | None = None) -> Path:
     if not isinstance(model, str):
         raise ValueError(f"recipe {name}: a start entry needs 'model' (a shipped model)")
     if commit is None:  # where the shipped model is (or will be, once trained and packed)
-        return registry.MODELS_DIR / model
+        return registry.start_dir(model)
     start = Path(workdir or DEFAULT_RUNS / name) / "start"
     out = start / f"{model}@{commit}"
     done = out / ".files"  # which files were taken: a run of an older simul took fewer
