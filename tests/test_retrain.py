@@ -100,7 +100,7 @@ def test_the_meta_lane_pretrains_once_per_start_then_fine_tunes_three_models(tmp
         "--workdir ~/runs/meta_round/wMT")
 
 
-@pytest.mark.parametrize("args", [("conformer_bpe_en-fr",), ("blstm",)])
+@pytest.mark.parametrize("args", [("conformer_bpe_en-fr",), ("gru",)])
 def test_an_unknown_step_or_lane_is_an_error(tmp_path, args):
     proc, calls = retrain(repo(tmp_path), tmp_path, *args)
     assert proc.returncode == 2 and calls == []

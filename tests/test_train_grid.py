@@ -74,8 +74,8 @@ def test_a_lane_trains_packs_and_scores_each_step_once(tmp_path):
     for name in names:
         assert (root / "data" / "round" / name / "metrics.json").is_file()
         # one export of the pair, one statistics pass of the lane
-        assert (runs / name / "data").resolve() == runs / "grid-shared" / "en-de" / "data"
-        assert (runs / name / "stats").resolve() == runs / "grid-shared" / "p22-en-de" / "stats"
+        assert (runs / name / "data").resolve() == runs / "shared" / "en-de" / "data"
+        assert (runs / name / "stats").resolve() == runs / "shared" / "p22-en-de" / "stats"
     proc, calls = grid(root, tmp_path, "p22-en-de")  # again: every step is packed
     assert proc.returncode == 0 and calls == []
     assert proc.stdout.count("in data/round already") == 10

@@ -78,13 +78,14 @@ def test_a_run_directory_keeps_its_recipe(tmp_path, monkeypatch):
     # a second start with other --set options must not mix two recipes in one run
     calls = []
     monkeypatch.setattr(prepare, "export_split", lambda *a, **k: calls.append(k) or 0)
+    monkeypatch.setattr(train.augment, "prepare", _augment_options)
     monkeypatch.setattr(train, "_tokens", lambda *a, **k: (_ for _ in ()).throw(
         RuntimeError("stop after export")))
     with pytest.raises(RuntimeError, match="stop after export"):
         train.train("blstm_char_en-es", workdir=tmp_path, progress=False,
-                    overrides=["simul.speed_perturb=[0.9,1.0,1.1]"])
-    assert calls[0]["speed_factors"] == (0.9, 1.0, 1.1) and calls[1]["speed_factors"] == (1.0,)
-    assert "speed_perturb" in (tmp_path / "recipe.yaml").read_text()
+                    overrides=["simul.speed_perturb=[0.95,1.0,1.05]"])
+    assert calls[0]["speed_factors"] == (0.95, 1.0, 1.05) and calls[1]["speed_factors"] == (1.0,)
+    assert "0.95" in (tmp_path / "recipe.yaml").read_text()
     with pytest.raises(ValueError, match="started with another recipe"):
         train.train("blstm_char_en-es", workdir=tmp_path, progress=False)
 
@@ -216,7 +217,9 @@ def test_oracle_pre_decision_training_reads_the_boundaries(tmp_path, monkeypatch
     assert conf["allow_variable_data_keys"] is True
     for args in children:  # statistics, then training
         data = [a for a in args if a.endswith(",text_float")]
-        assert [d.split("/")[-2:] for d in data] == [["train", "word_ends,block_ms,text_float"],
+        # the recipe trains on augmented speed copies (train_sp_aug), as its parent
+        assert [d.split("/")[-2:] for d in data] == [["train_sp_aug",
+                                                      "word_ends,block_ms,text_float"],
                                                      ["dev", "word_ends,block_ms,text_float"]]
 
 

@@ -13,9 +13,12 @@
 #   tools/retrain.sh transformer &
 #   tools/retrain.sh NAME …           # these steps, in this order
 # Lanes: conformer (the en-es Conformer, then the en-de one from it), transformer (the ASR
-# Transformer whose encoder starts the ST ones, then en-es and en-de), children (the Conformer
-# family's simultaneous fine-tunes: H20's per-(k, s) models, P22's wait-k and multi-path, M20's
-# MMA, on the retrained Conformers), meta (H20 Table 7's three models, after conformer).
+# Transformer whose encoder starts the ST ones, then en-es and en-de), blstm (N21's: the en-es
+# BLSTM, the CTC ASR of N21's cascade from it, en-de and en-pt's three), children (the
+# Conformer family's simultaneous fine-tunes: H20's per-(k, s) models, P22's wait-k and
+# multi-path, M20's MMA, on the retrained Conformers), meta (H20 Table 7's three models,
+# after conformer).
+{  # read whole before it runs: the script can be edited while a lane runs it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMP_NUM_THREADS=1
@@ -34,6 +37,12 @@ add conformer_bpe_en-de conformer_bpe_en-de "--pair en-de --average 3"
 add asr_transformer_bpe_en asr_transformer_bpe_en "--pair en-es --average 3"
 add transformer_bpe_en-es transformer_bpe_en-es "--pair en-es --average 3"
 add transformer_bpe_en-de transformer_bpe_en-de "--pair en-de --average 3"
+add blstm_char_en-es blstm_char_en-es "--pair en-es --average 3"
+add asr_blstm_char_en asr_blstm_char_en "--pair en-es --average 1"
+add blstm_char_en-de blstm_char_en-de "--pair en-de --average 3"
+for name in blstm_char_en-pt blstm_bpe-small_en-pt blstm_bpe-large_en-pt; do
+  add "$name" "$name" "--pair en-pt --average 2"
+done
 for ks in 3:300 3:400 4:350 4:800 5:800; do  # H20 Table 6
   k=${ks%:*} s=${ks#*:}
   add "conformer_bpe_en-de_k${k}_s$s" conformer_bpe_en-de_waitk_stride "--pair en-de --average 2" \
@@ -56,6 +65,8 @@ done
 declare -A LANES=(
   [conformer]="conformer_bpe_en-es conformer_bpe_en-de"
   [transformer]="asr_transformer_bpe_en transformer_bpe_en-es transformer_bpe_en-de"
+  [blstm]="blstm_char_en-es asr_blstm_char_en blstm_char_en-de blstm_char_en-pt
+    blstm_bpe-small_en-pt blstm_bpe-large_en-pt"
   [children]="conformer_bpe_en-de_k3_s300 conformer_bpe_en-de_k3_s400 conformer_bpe_en-de_k4_s350
     conformer_bpe_en-de_k4_s800 conformer_bpe_en-de_k5_s800 conformer_bpe_en-de_waitk3
     conformer_bpe_en-de_waitk7 conformer_bpe_en-de_multipath conformer_bpe_en-es_waitk3
@@ -64,6 +75,12 @@ declare -A LANES=(
     conformer_bpe_en-de_mma_word conformer_bpe_en-de_mma_word_l0.08
     conformer_bpe_en-de_mma_word_l0.32 conformer_bpe_en-de_mma_word_l0.8"
 )
+
+share() {  # run pair: the run reads its pair's one export of the corpus (3 speed copies of
+  local run=$1 data=$RUNS/shared/$2/data  # train, 7.5 GB; a run with its own keeps it)
+  mkdir -p "$run" "$data"
+  if [ ! -e "$run/data" ] && [ ! -L "$run/data" ]; then ln -s "$data" "$run/data"; fi
+}
 
 step() {  # train, pack into the round, score; under the step's lock (two lanes never share one)
   local name=$1 run=$RUNS/$1 out=$ROUND/$1
@@ -74,13 +91,21 @@ step() {  # train, pack into the round, score; under the step's lock (two lanes 
   [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; flock -u 9; return 0; }
   local command="simul train ${RECIPE[$name]}"  # for the card, as a user would type it
   [ -z "${SETS[$name]}" ] || command+=" --workdir ${run/#$HOME/\~} ${SETS[$name]}"
+  local pair=${PACK[$name]#--pair } && pair=${pair%% *}
+  share "$run" "$pair"
   echo "$name: training ($(date -u +%FT%TZ))"
+  local export=$RUNS/shared/$pair/data
   # shellcheck disable=SC2086
-  $SIMUL train "${RECIPE[$name]}" --workdir "$run" ${SETS[$name]}
+  if [ -f "$export/train_sp_aug/.done" ] && [ -f "$export/dev/.done" ]; then
+    $SIMUL train "${RECIPE[$name]}" --workdir "$run" ${SETS[$name]}
+  else  # the pair's first run exports the corpus: one lane at a time
+    flock "$RUNS/shared/$pair.lock" $SIMUL train "${RECIPE[$name]}" --workdir "$run" ${SETS[$name]}
+  fi
   # shellcheck disable=SC2086
   $SIMUL models pack "$run/exp" "$name" ${PACK[$name]} --out-root "$ROUND" \
     --command-line "$command"
   $SIMUL models eval "$out" --into-model
+  [ -L "$run/data" ] || rm -rf "$run/data"  # a run's own export, once it is packed
   flock -u 9
   echo "$name: packed into $out ($(date -u +%FT%TZ))"
 }
@@ -112,7 +137,7 @@ meta() {               # three fine-tunings on the target task (woMT from the in
 }
 RECIPE[meta]=meta LANES[meta]=meta
 
-[ $# -gt 0 ] || set -- conformer transformer children meta
+[ $# -gt 0 ] || set -- conformer transformer blstm children meta
 names=()
 for arg in "$@"; do
   # shellcheck disable=SC2206
@@ -125,3 +150,5 @@ for name in "${names[@]}"; do
   if [ "$name" = meta ]; then meta woMT; meta wMT meta; meta control multitask
   else step "$name"; fi
 done
+exit
+}

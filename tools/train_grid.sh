@@ -19,21 +19,22 @@
 # A lane starts only from its retrained parent: a parent whose simul.json records no
 # `augmentation` (simul models pack writes it from the run's recipe) is the one before the
 # retraining round, and the lane is refused.
-# Shared: the runs of a pair read one export of the corpus (RUNS/grid-shared/PAIR/data, 3 speed
-# copies of train, 7.5 GB) and the runs of a lane one statistics pass (RUNS/grid-shared/LANE/
+# Shared: the runs of a pair read one export of the corpus (RUNS/shared/PAIR/data, 3 speed
+# copies of train, 7.5 GB) and the runs of a lane one statistics pass (RUNS/shared/LANE/
 # stats); the first step of a pair exports under a lock, so a second lane of the same pair
 # waits for it (p22-en-de and mma: run p22-en-de beside p22-en-es, then mma).
 # Cost on one core (benchmarks/update_time.py: an update of the whole Transformer ≈ 1.5 s, of
 # the whole MMA Conformer ≈ 1.8 s): a P22 model ≈ 52 min of training (2,000 updates) and
 # ≈ 5 min of packing and scoring, a lane ≈ 10 h with its export and statistics; an MMA model
 # ≈ 47 min (1,500 updates) and ≈ 4 min, the lane (9 models) ≈ 8 h.
+{  # read whole before it runs: the script can be edited while a lane runs it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMP_NUM_THREADS=1
 PYTHON=${PYTHON:-.venv/bin/python}
 SIMUL=${SIMUL:-"$PYTHON -m simul"}  # this checkout's simul
 RUNS=${SIMUL_RUNS:-$HOME/.cache/simul/runs}
-SHARED=$RUNS/grid-shared
+SHARED=$RUNS/shared  # as tools/retrain.sh's: one export of a pair for all
 ROUND=${SIMUL_ROUND:-data/round}  # packed here until the round's families move to data/models
 SIMUL_ROUND=$(realpath -m "$ROUND")
 export SIMUL_ROUND  # simul train reads the start models there first
@@ -121,3 +122,5 @@ for arg in "$@"; do
 done
 for name in "${names[@]}"; do retrained "${LANE[$name]}"; done  # before anything runs
 for name in "${names[@]}"; do step "$name"; done
+exit
+}

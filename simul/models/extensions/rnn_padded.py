@@ -73,6 +73,8 @@ class PaddedRNNEncoder(_rnn_encoder.RNNEncoder):
 
 
 def register() -> None:
-    """Make ``encoder: rnn_padded`` available to ESPnet's ST task (training only)."""
-    st = import_espnet("espnet2.tasks.st")
-    st.encoder_choices.classes["rnn_padded"] = PaddedRNNEncoder
+    """Make ``encoder: rnn_padded`` available to ESPnet's ST and ASR tasks (training only:
+    a CTC ASR on the BLSTM's encoder, ``asr_blstm_char_en``, trains with it too)."""
+    for task in ("st", "asr"):
+        import_espnet(f"espnet2.tasks.{task}").encoder_choices.classes["rnn_padded"] = \
+            PaddedRNNEncoder
