@@ -120,3 +120,28 @@ def test_a_start_model_is_read_from_the_round_first(tmp_path, monkeypatch):
     # a model the round does not hold yet: the shipped one
     assert registry.start_dir("transformer_bpe_en-es") == \
         registry.MODELS_DIR / "transformer_bpe_en-es"
+
+
+ROUND = ROOT / "data" / "round"
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in ROUND.glob("*/simul.json")))
+def test_a_round_model_is_whole_and_scored_and_its_parent_is_the_one_it_was_made_from(name):
+    # what the round commits must assemble when its family moves to data/models: a child's
+    # parent is beside it (retrained from the round's parent) with the checksum it names
+    import json
+
+    from simul.models import parent
+
+    folder = ROUND / name
+    for f in ("config.yaml", "model.pth", "metrics.json", "card.md"):
+        assert (folder / f).is_file(), f"{folder / f} missing"
+    info = json.loads((folder / "simul.json").read_text())
+    # augmented speech, but for H20's meta-learning (its own loader, on the round's frozen
+    # robust encoder)
+    assert "augmentation" in info or "simul meta-train" in info.get("command", ""), name
+    entry = info.get(parent.KEY)
+    if entry is not None:
+        assert (ROUND / entry["model"] / "model.pth").is_file(), \
+            f"{name}: its parent {entry['model']} is not in data/round"
+        assert parent.sha256(ROUND / entry["model"] / "model.pth") == entry["sha256"]
