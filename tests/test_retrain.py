@@ -73,6 +73,9 @@ def test_a_step_with_settings_names_its_run_and_settings_on_the_card(tmp_path):
     sets = "--set espnet.decoder_conf.k_train=4 --set espnet.decoder_conf.word_ms=800"
     assert calls[0].split(" | ")[1] == (f"train conformer_bpe_en-de_waitk_stride --workdir "
                                         f"{run} {sets}")
+    # the pair's export and the statistics of the pair's children, shared
+    assert (run / "data").resolve() == tmp_path / "runs" / "shared" / "en-de" / "data"
+    assert (run / "stats").resolve() == tmp_path / "runs" / "shared" / "children-en-de" / "stats"
     assert calls[1].split(" | ")[1] == (
         f"models pack {run}/exp conformer_bpe_en-de_k4_s800 --pair en-de --average 2 "
         "--out-root data/round --command-line simul train conformer_bpe_en-de_waitk_stride "

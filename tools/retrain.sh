@@ -28,7 +28,7 @@ ROUND=${SIMUL_ROUND:-data/round}
 SIMUL_ROUND=$(realpath -m "$ROUND")
 export SIMUL_ROUND
 
-declare -A RECIPE SETS PACK
+declare -A RECIPE SETS PACK STATS
 add() {  # name recipe "pack options" ["--set …" (then the run is RUNS/NAME, named on the card)]
   RECIPE[$1]=$2 PACK[$1]=$3 SETS[$1]=${4:-}
 }
@@ -62,6 +62,12 @@ for trigger in mma mma_word; do  # M20 Fig. 2b: λ = 0, then three latency weigh
   done
 done
 
+for name in conformer_bpe_en-de_k{3_s300,3_s400,4_s350,4_s800,5_s800} \
+    conformer_bpe_en-de_{waitk3,waitk7,multipath,mma,mma_word} conformer_bpe_en-de_mma{,_word}_l{0.08,0.32,0.8}; do
+  STATS[$name]=children-en-de  # one statistics pass for a pair's children: the same speech
+done                           # and units (their parent's), and their parent's input scale
+for name in conformer_bpe_en-es_{waitk3,waitk7,multipath}; do STATS[$name]=children-en-es; done
+
 declare -A LANES=(
   [conformer]="conformer_bpe_en-es conformer_bpe_en-de"
   [transformer]="asr_transformer_bpe_en transformer_bpe_en-es transformer_bpe_en-de"
@@ -76,10 +82,13 @@ declare -A LANES=(
     conformer_bpe_en-de_mma_word_l0.32 conformer_bpe_en-de_mma_word_l0.8"
 )
 
-share() {  # run pair: the run reads its pair's one export of the corpus (3 speed copies of
-  local run=$1 data=$RUNS/shared/$2/data  # train, 7.5 GB; a run with its own keeps it)
-  mkdir -p "$run" "$data"
+share() {  # run pair [stats]: the run reads its pair's one export of the corpus (3 speed
+  local run=$1 data=$RUNS/shared/$2/data  # copies of train, 7.5 GB) and a shared statistics
+  mkdir -p "$run" "$data"                 # pass; a run with folders of its own keeps them
   if [ ! -e "$run/data" ] && [ ! -L "$run/data" ]; then ln -s "$data" "$run/data"; fi
+  if [ -n "${3:-}" ] && [ ! -e "$run/stats" ] && [ ! -L "$run/stats" ]; then
+    mkdir -p "$RUNS/shared/$3/stats" && ln -s "$RUNS/shared/$3/stats" "$run/stats"
+  fi
 }
 
 step() {  # train, pack into the round, score; under the step's lock (two lanes never share one)
@@ -92,13 +101,14 @@ step() {  # train, pack into the round, score; under the step's lock (two lanes 
   local command="simul train ${RECIPE[$name]}"  # for the card, as a user would type it
   [ -z "${SETS[$name]}" ] || command+=" --workdir ${run/#$HOME/\~} ${SETS[$name]}"
   local pair=${PACK[$name]#--pair } && pair=${pair%% *}
-  share "$run" "$pair"
+  share "$run" "$pair" "${STATS[$name]:-}"
   echo "$name: training ($(date -u +%FT%TZ))"
   local export=$RUNS/shared/$pair/data
   # shellcheck disable=SC2086
-  if [ -f "$export/train_sp_aug/.done" ] && [ -f "$export/dev/.done" ]; then
+  if [ -f "$export/train_sp_aug/.done" ] && [ -f "$export/dev/.done" ] && { [ -z "${STATS[$name]:-}" ] ||
+      [ -f "$RUNS/shared/${STATS[$name]}/stats/train/speech_shape" ]; }; then
     $SIMUL train "${RECIPE[$name]}" --workdir "$run" ${SETS[$name]}
-  else  # the pair's first run exports the corpus: one lane at a time
+  else  # the first run exports the corpus (and makes the shared statistics): one at a time
     flock "$RUNS/shared/$pair.lock" $SIMUL train "${RECIPE[$name]}" --workdir "$run" ${SETS[$name]}
   fi
   # shellcheck disable=SC2086
