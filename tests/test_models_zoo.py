@@ -1,6 +1,7 @@
 """Packing a trained run, averaging checkpoints, offline decoding into records."""
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -333,9 +334,35 @@ def test_init_copies_an_asr_models_ctc_into_a_translation_models_source_ctc(tmp_
         train.init_params([{"model": "asr", "modules": ["decoder"]}], "st", st)
 
 
+def global_mvn_run(exp: Path, out: Path) -> Path:
+    """A copy of the run ``exp`` whose model normalises with global statistics, as every
+    shipped speech model does (the packed model then carries feats_stats.npz)."""
+    import numpy as np
+    import yaml
+
+    shutil.copytree(exp, out)
+    conf = yaml.safe_load((out / "config.yaml").read_text())
+    dims = conf["frontend_conf"]["n_mels"]
+    np.savez(out / "feats_stats.npz", count=np.array(1000), sum=np.zeros(dims),
+             sum_square=np.full(dims, 1000.0))
+    conf.update(normalize="global_mvn", normalize_conf={"stats_file": str(out / "feats_stats.npz")})
+    (out / "config.yaml").write_text(yaml.safe_dump(conf))
+    for f in out.glob("*epoch.pth"):
+        state = torch.load(f)
+        state.update({"normalize.mean": torch.zeros(dims), "normalize.std": torch.ones(dims)})
+        torch.save(state, f)
+    return out
+
+
 @pytest.mark.corpus
-def test_pack_measures_dev_bleu_of_every_snapshot(fake_run, tmp_path):
-    out = pack.pack(fake_run[0], "tiny", pair="en-es", out_root=tmp_path, dev_utterances=2,
+@pytest.mark.parametrize("relative", [False, True])  # --out-root data/round, as the round packs
+def test_pack_measures_dev_bleu_of_every_snapshot(fake_run, tmp_path, monkeypatch, relative):
+    root, run = tmp_path, fake_run[0]
+    if relative:  # the snapshots decode beside links to the packed model's files
+        run = global_mvn_run(run, tmp_path / "mvn" / "exp")
+        monkeypatch.chdir(tmp_path)
+        root = Path("round")
+    out = pack.pack(run, "tiny", pair="en-es", out_root=root, dev_utterances=2,
                    progress=False)
     rows = [line.split(",") for line in (out / "learning_curve.csv").read_text().splitlines()]
     col = rows[0].index("dev_bleu_greedy")

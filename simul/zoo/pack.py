@@ -232,7 +232,7 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
                 shutil.copy(out / "config.yaml", tmp)
                 for extra in ("bpe.model", "src_bpe.model", "feats_stats.npz"):
                     if (out / extra).is_file():
-                        (Path(tmp) / extra).symlink_to(out / extra)
+                        (Path(tmp) / extra).symlink_to((out / extra).resolve())
                 (Path(tmp) / "model.pth").symlink_to(f.resolve())
                 epoch = int(f.name.split("epoch")[0])
                 by_epoch.setdefault(epoch, {"epoch": epoch})[column] = dev_score(
