@@ -91,13 +91,20 @@ share() {  # run pair [stats]: the run reads its pair's one export of the corpus
   fi
 }
 
+# name: take the step's lock (two lanes never train one step); false, without the lock,
+# when the round already holds the step
+claim() {
+  [ -f "$ROUND/$1/metrics.json" ] && { echo "$1: in $ROUND already"; return 1; }
+  mkdir -p "$RUNS/.locks"
+  exec 9>"$RUNS/.locks/$1.lock"
+  flock 9
+  [ -f "$ROUND/$1/metrics.json" ] && { echo "$1: in $ROUND already"; flock -u 9; return 1; }
+  return 0
+}
+
 step() {  # train, pack into the round, score; under the step's lock (two lanes never share one)
   local name=$1 run=$RUNS/$1 out=$ROUND/$1
-  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; return 0; }
-  mkdir -p "$RUNS/.locks"
-  exec 9>"$RUNS/.locks/$name.lock"
-  flock 9
-  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; flock -u 9; return 0; }
+  claim "$name" || return 0
   local command="simul train ${RECIPE[$name]}"  # for the card, as a user would type it
   [ -z "${SETS[$name]}" ] || command+=" --workdir ${run/#$HOME/\~} ${SETS[$name]}"
   local pair=${PACK[$name]#--pair } && pair=${pair%% *}
@@ -123,11 +130,7 @@ step() {  # train, pack into the round, score; under the step's lock (two lanes 
 META=$RUNS/meta_round  # H20 Table 7: one meta-learning and one multi-task pre-training, then
 meta() {               # three fine-tunings on the target task (woMT from the initialisation)
   local name=conformer_bpe_en-de_meta_$1 start=${2:-} out=$ROUND/conformer_bpe_en-de_meta_$1
-  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; return 0; }
-  mkdir -p "$RUNS/.locks"
-  exec 9>"$RUNS/.locks/$name.lock"
-  flock 9
-  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; flock -u 9; return 0; }
+  claim "$name" || return 0
   local command=""
   if [ -n "$start" ]; then
     echo "$start: pre-training ($(date -u +%FT%TZ))"
