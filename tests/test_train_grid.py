@@ -94,17 +94,27 @@ def test_the_mma_lane_trains_lambda_zero_then_each_lambda_from_it(tmp_path):
     proc, calls = grid(root, tmp_path, "mma")
     assert proc.returncode == 0, proc.stderr
     trains = [c for c in calls if c.startswith("train ")]
-    assert trains[0] == f"train conformer_bpe_en-de_mma_enc --workdir " \
-                        f"{tmp_path / 'runs' / 'conformer_bpe_en-de_mma_enc'}"
-    # M20 footnote 4: λ = 0.001 … 0.1 on AL in ms, × 80 on AL in 80 ms frames
+    runs = tmp_path / "runs"
+    # λ = 0 first, over fixed 280 ms blocks and over oracle word ends (M20 Figs. 2b and 3)
+    assert trains[:2] == [f"train conformer_bpe_en-de_mma_enc --workdir "
+                          f"{runs / 'conformer_bpe_en-de_mma_enc'}",
+                          f"train conformer_bpe_en-de_mma_enc_word --workdir "
+                          f"{runs / 'conformer_bpe_en-de_mma_enc_word'}"]
+    # M20 footnote 4: λ = 0.001 … 0.1 on AL in ms, × 80 on AL in 80 ms frames; on words
+    # 0.001, 0.01, 0.04 and 0.1
     weights = ["0.08", "0.32", "0.8", "1.6", "3.2", "4.8", "6.4", "8"]
-    assert trains[1:] == [
-        f"train conformer_bpe_en-de_mma_enc_lat --workdir "
-        f"{tmp_path / 'runs' / f'conformer_bpe_en-de_mma_enc_l{w}'} "
+    word_weights = ["0.08", "0.8", "3.2", "8"]
+    assert trains[2:] == [
+        f"train conformer_bpe_en-de_mma_enc{blocks}_lat --workdir "
+        f"{runs / f'conformer_bpe_en-de_mma_enc{blocks}_l{w}'} "
         f"--set espnet.decoder_conf.latency_weight={w} "
-        f"--set espnet.decoder_conf.variance_weight={w}" for w in weights]
+        f"--set espnet.decoder_conf.variance_weight={w}"
+        for blocks, ws in (("", weights), ("_word", word_weights)) for w in ws]
     packs = [c for c in calls if c.startswith("models pack ")]
-    assert packs[1].split(" --average ")[1].startswith("2 --out-root data/round "
+    assert len(packs) == 14
+    assert packs[1].split(" --average ")[1].startswith(
+        "3 --out-root data/round --command-line simul train conformer_bpe_en-de_mma_enc_word")
+    assert packs[2].split(" --average ")[1].startswith("2 --out-root data/round "
                                                        "--command-line simul train "
                                                        "conformer_bpe_en-de_mma_enc_lat "
                                                        "--workdir ")

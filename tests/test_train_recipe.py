@@ -268,13 +268,22 @@ def test_the_p22_grid_recipes_train_every_module_of_the_offline_transformer():
     assert len(shapes) == 1
 
 
-def test_the_mma_recipes_with_the_encoder_chain_lambda_zero_then_lambda():
-    first, second = (train.load_recipe(n) for n in ("conformer_bpe_en-de_mma_enc",
-                                                    "conformer_bpe_en-de_mma_enc_lat"))
+@pytest.mark.parametrize("blocks", ["", "_word"])
+def test_the_mma_recipes_with_the_encoder_chain_lambda_zero_then_lambda(blocks):
+    first, second = (train.load_recipe(n) for n in (f"conformer_bpe_en-de_mma_enc{blocks}",
+                                                    f"conformer_bpe_en-de_mma_enc{blocks}_lat"))
     assert first["simul"]["init"][0]["model"] == "conformer_bpe_en-de"
-    assert second["simul"]["init"][0]["model"] == "conformer_bpe_en-de_mma_enc"
+    assert second["simul"]["init"][0]["model"] == f"conformer_bpe_en-de_mma_enc{blocks}"
     for recipe in (first, second):
         assert "freeze_param" not in recipe["espnet"]
         assert recipe["espnet"]["decoder"] == "transformer_mma"
+        assert recipe["espnet"]["decoder_conf"].get("pre_decision", "fixed") == \
+            ("word" if blocks else "fixed")
     assert first["espnet"]["decoder_conf"]["latency_weight"] == 0.0
     assert second["espnet"]["decoder_conf"]["latency_weight"] > 0
+    # the two block kinds differ in nothing else (the comments aside)
+    other = train.load_recipe(f"conformer_bpe_en-de_mma_enc{'_word' if not blocks else ''}_lat")
+    other["espnet"]["decoder_conf"].pop("pre_decision", None)
+    second["espnet"]["decoder_conf"].pop("pre_decision", None)
+    other["simul"].pop("init"), second["simul"].pop("init")
+    assert other == second

@@ -4,10 +4,12 @@
 #   p22-en-de, p22-en-es  P22 Figs. 1–2: the offline Transformer of the pair fine-tuned at
 #                         k_train 3, 5, 7, 9, 11 with fixed, then adaptive word detection
 #                         (transformer_bpe_PAIR_waitkK_DETECTION)
-#   mma                   M20 Fig. 2b: MMA on the en-de Conformer, λ = 0 first
-#                         (conformer_bpe_en-de_mma_enc), then footnote 4's λ from it
-#                         (conformer_bpe_en-de_mma_enc_lΛ, Λ = 80 λ: the weight on AL in 80 ms
-#                         encoder frames)
+#   mma                   M20 Figs. 2b and 3: MMA on the en-de Conformer, λ = 0 first over
+#                         fixed 280 ms blocks and over oracle word ends
+#                         (conformer_bpe_en-de_mma_enc, conformer_bpe_en-de_mma_enc_word), then
+#                         footnote 4's eight λ from the first (conformer_bpe_en-de_mma_enc_lΛ,
+#                         Λ = 80 λ: the weight on AL in 80 ms encoder frames) and four of them
+#                         from the second (conformer_bpe_en-de_mma_enc_word_lΛ)
 # Each step trains (simul train), packs into the round's folder (data/round/NAME, beside the
 # retrained parents: data/round/README.md) and scores into the model (simul models eval
 # --into-model); a step whose data/round/NAME/metrics.json is committed is skipped, and a
@@ -26,7 +28,7 @@
 # Cost on one core (benchmarks/update_time.py: an update of the whole Transformer ≈ 1.5 s, of
 # the whole MMA Conformer ≈ 1.8 s): a P22 model ≈ 52 min of training (2,000 updates) and
 # ≈ 5 min of packing and scoring, a lane ≈ 10 h with its export and statistics; an MMA model
-# ≈ 47 min (1,500 updates) and ≈ 4 min, the lane (9 models) ≈ 8 h.
+# ≈ 47 min (1,500 updates) and ≈ 4 min, the lane (14 models) ≈ 12 h.
 {  # read whole before it runs: the script can be edited while a lane runs it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,16 +54,23 @@ for pair in en-de en-es; do
     done
   done
 done
-LANES[mma]=conformer_bpe_en-de_mma_enc
+LANES[mma]=""
 PARENT[mma]=conformer_bpe_en-de
-PAIR[conformer_bpe_en-de_mma_enc]=en-de RECIPE[conformer_bpe_en-de_mma_enc]=conformer_bpe_en-de_mma_enc
-SETS[conformer_bpe_en-de_mma_enc]="" AVERAGE[conformer_bpe_en-de_mma_enc]=3
-LANE[conformer_bpe_en-de_mma_enc]=mma
-for weight in 0.08 0.32 0.8 1.6 3.2 4.8 6.4 8; do  # λ = 0.001 … 0.1 of M20's footnote 4, × 80
-  name=conformer_bpe_en-de_mma_enc_l$weight
+for blocks in "" _word; do  # λ = 0 over fixed 280 ms blocks, then over oracle word ends
+  name=conformer_bpe_en-de_mma_enc$blocks
   LANES[mma]+=" $name"
-  PAIR[$name]=en-de RECIPE[$name]=conformer_bpe_en-de_mma_enc_lat AVERAGE[$name]=2 LANE[$name]=mma
-  SETS[$name]="--set espnet.decoder_conf.latency_weight=$weight --set espnet.decoder_conf.variance_weight=$weight"
+  PAIR[$name]=en-de RECIPE[$name]=$name SETS[$name]="" AVERAGE[$name]=3 LANE[$name]=mma
+done
+for blocks in "" _word; do  # λ = 0.001 … 0.1 of M20's footnote 4 × 80; four of them on words
+  weights="0.08 0.32 0.8 1.6 3.2 4.8 6.4 8"
+  [ -z "$blocks" ] || weights="0.08 0.8 3.2 8"
+  for weight in $weights; do
+    name=conformer_bpe_en-de_mma_enc${blocks}_l$weight
+    LANES[mma]+=" $name"
+    PAIR[$name]=en-de RECIPE[$name]=conformer_bpe_en-de_mma_enc${blocks}_lat AVERAGE[$name]=2
+    LANE[$name]=mma
+    SETS[$name]="--set espnet.decoder_conf.latency_weight=$weight --set espnet.decoder_conf.variance_weight=$weight"
+  done
 done
 
 retrained() {  # the lane's parent (the round's, else the shipped one) records its
