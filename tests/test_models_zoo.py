@@ -76,6 +76,55 @@ def test_pack_keeps_training_starts_out_of_the_config(fake_run, tmp_path):
     assert "- frozen while training: encoder" in card
 
 
+def test_a_run_that_continues_a_packed_model_packs_over_it_with_both_runs(fake_run, tmp_path):
+    # a run started from every module of the model packed under the same name continues it:
+    # the earlier epochs come first in the learning curve (and the cost), both commands on
+    # the card, and the old measurements leave with the old weights
+    root = tmp_path / "round"
+    first = pack.pack(fake_run[0], "tiny", pair="en-es", n_average=2, out_root=root,
+                      command="simul train tiny")
+    (first / "metrics.json").write_text("{}")
+    (first / "card.md").write_text("BLEU 99.9")
+    exp = tmp_path / "more" / "exp"
+    shutil.copytree(fake_run[0], exp)
+    conf = yaml.safe_load((exp / "config.yaml").read_text())
+    conf["init_param"] = [f"{first.resolve()}/model.pth:{m}:{m}" for m in ("encoder", "decoder")]
+    (exp / "config.yaml").write_text(yaml.safe_dump(conf))
+    out = pack.pack(exp, "tiny", pair="en-es", n_average=3, out_root=root,
+                    command="simul train tiny --workdir RUN2 --max-epoch 3")
+    assert out == first and not (out / "metrics.json").exists() and not (out / "card.md").exists()
+    rows = (out / "learning_curve.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    epochs = [r.split(",")[0] for r in rows[1:]]
+    assert epochs == ["1", "2", "3", "4"]  # 2 logged epochs before, 2 after
+    seconds = header.index("train_seconds")
+    # fake train.log: 54 min 3.24 s, then 1 h 2 min 1.5 s, in each run
+    assert [float(r.split(",")[seconds]) for r in rows[1:]] == [3243.24, 3721.5] * 2
+    info = json.loads((out / "simul.json").read_text())
+    assert info["continues"] == {"epochs": 2, "averaged": ["2epoch.pth", "3epoch.pth"],
+                                 "command": "simul train tiny"}
+    assert info["command"].splitlines() == [
+        "simul train tiny", "simul models pack RUN/exp tiny --pair en-es --average 2",
+        "simul train tiny --workdir RUN2 --max-epoch 3"]
+    card = write_card("tiny", root=root).read_text()
+    assert "- continues the model packed before under this name (2 epochs, averaged " \
+           "2epoch.pth, 3epoch.pth), every module" in card
+    assert "- training cost: 4 epochs, 3 h 53 min" in card  # 2 × (3243.24 + 3721.5 + 36.76) s
+
+
+def test_a_run_from_another_model_or_with_frozen_modules_continues_nothing(tmp_path):
+    model = tmp_path / "round" / "tiny"
+    model.mkdir(parents=True)
+    own = [f"{model}/model.pth:encoder:encoder"]
+    assert pack.continued({"init_param": own}, "tiny", tmp_path / "round") == model
+    assert pack.continued({"init_param": own, "freeze_param": ["encoder"]}, "tiny",
+                          tmp_path / "round") is None
+    assert pack.continued({"init_param": own}, "other", tmp_path / "round") is None
+    assert pack.continued({"init_param": [*own, "/x/base/model.pth:decoder:decoder"]}, "tiny",
+                          tmp_path / "round") is None
+    assert pack.continued({}, "tiny", tmp_path / "round") is None
+
+
 def test_a_model_trained_in_simultaneous_mode_packs_as_espnets_decoder(fake_run, tmp_path):
     # the transformer_waitk training decoder has ESPnet's transformer decoder's parameters:
     # the packed config names that one and simul.json keeps the training schedule

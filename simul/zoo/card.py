@@ -237,6 +237,11 @@ def write_card(name: str | registry.Model, root: Path = MODELS_DIR) -> Path:
              *([f"- started from (ESPnet init_param, file:source:module): "
                 f"{', '.join(info['initialized_from'])}"] if info.get("initialized_from")
                else []),
+             *([f"- continues the model packed before under this name "
+                f"({info['continues']['epochs']} epochs, averaged "
+                f"{', '.join(info['continues']['averaged'] or [])}), every module: its "
+                f"epochs come first in the learning curve and the training cost"]
+               if info.get("continues") else []),
              *([f"- frozen while training: {', '.join(info['frozen'])}"]
                if info.get("frozen") else []),
              *([_simultaneous_line(info["simultaneous_training"])]

@@ -145,6 +145,25 @@ def child_of_parent(run_conf: dict, state: dict, models_dir: Path,
     return None, state
 
 
+STALE = ("metrics.json", "card.md")
+"""What measures the weights a directory held: packing new weights over them removes both
+(``simul models eval --into-model`` writes them again), so no number outlives its model."""
+
+
+def continued(run_conf: dict, name: str, out_root: Path) -> Path | None:
+    """The packed model a run continues: every ``init_param`` entry from ``out_root/name``
+    itself (the model packed before under the same name), nothing frozen; else None. Its
+    learning curve and command come first in the new one's (:func:`pack`)."""
+    inits = run_conf.get("init_param") or []
+    if not inits or run_conf.get("freeze_param"):
+        return None
+    start = out_root / name
+    dirs = {Path(entry.split(":", 1)[0]).parent for entry in inits}
+    if len(dirs) != 1 or not start.is_dir():
+        return None
+    return start if next(iter(dirs)).resolve() == start.resolve() else None
+
+
 def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
          out_root: Path = MODELS_DIR, command: str = "", dev_utterances: int = 0,
          corpus_root=None, progress: bool = True, float16: bool = True) -> Path:
@@ -164,7 +183,20 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
     run_conf = yaml.safe_load((exp_dir / "config.yaml").read_text())
     task = run_task(exp_dir, run_conf)
     out = out_root / name
+    before = continued(run_conf, name, out_root)
+    earlier: list[dict] = []
+    earlier_info: dict = {}
+    if before is not None:  # read before the new weights replace it
+        import csv
+
+        earlier_info = json.loads((before / "simul.json").read_text())
+        if (before / "learning_curve.csv").is_file():
+            with open(before / "learning_curve.csv", newline="") as f:
+                earlier = [{k: (float(v) if k != "epoch" else int(v)) for k, v in r.items()
+                            if v != ""} for r in csv.DictReader(f)]
     out.mkdir(parents=True, exist_ok=True)
+    for stale in STALE:
+        (out / stale).unlink(missing_ok=True)
     _packed_config(exp_dir, out)
     snapshots = epoch_files(exp_dir)
     files = snapshots[-n_average:]
@@ -177,6 +209,14 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
             "run": str(exp_dir), "stored": "float16" if float16 else "float32"}
     if parent_entry is not None:
         info[parent_mod.KEY] = parent_entry
+    if before is not None:  # the earlier run's epochs, then this one's, numbered on
+        info["continues"] = {"epochs": len(earlier), "averaged": earlier_info.get("averaged"),
+                             "command": earlier_info.get("command", "")}
+        info["command"] = "\n".join(
+            line for line in (earlier_info.get("command", ""),
+                              f"simul models pack RUN/exp {name} --pair {pair} "
+                              f"--average {len(earlier_info.get('averaged') or [])}",
+                              command) if line)
     cost = exp_dir.parent / "cost.json"  # simul meta-train's: CPU time, the start's too
     if cost.is_file():
         info["training_cost"] = json.loads(cost.read_text())
@@ -241,6 +281,9 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
         info["dev_utterances"] = dev_utterances
         info[f"{column}_averaged"] = dev_score(out, task, pair, dev_utterances,
                                                corpus_root=corpus_root)
+    if earlier:
+        shift = max(r["epoch"] for r in earlier)
+        curve = earlier + [{**r, "epoch": r["epoch"] + shift} for r in curve]
     if curve:
         keys = sorted({k for r in curve for k in r}, key=lambda k: (k != "epoch", k))
         lines = [",".join(keys)] + [",".join(str(r.get(k, "")) for k in keys) for r in curve]
