@@ -16,9 +16,10 @@
 # Transformer whose encoder starts the ST ones, then en-es and en-de), blstm (N21's: the en-es
 # BLSTM, the CTC ASR of N21's cascade from it, en-de and en-pt's three), children (the
 # Conformer family's simultaneous fine-tunes: H20's per-(k, s) models, P22's wait-k and
-# multi-path, on the retrained Conformers), meta (H20 Table 7's three models, after
-# conformer). M20's MMA is trained with its encoder by tools/train_grid.sh mma, and replaces
-# the decoder-only MMA models of data/models when the en-de Conformer's family moves over.
+# multi-path, on the retrained Conformers; the cascades' ASR on the en-es encoder), meta
+# (H20 Table 7's three models, after conformer). M20's MMA is trained with its encoder by
+# tools/train_grid.sh mma, and replaces the decoder-only MMA models of data/models when the
+# en-de Conformer's family moves over.
 {  # read whole before it runs: the script can be edited while a lane runs it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,6 +50,7 @@ for ks in 3:300 3:400 4:350 4:800 5:800; do  # H20 Table 6
   add "conformer_bpe_en-de_k${k}_s$s" conformer_bpe_en-de_waitk_stride "--pair en-de --average 2" \
     "--set espnet.decoder_conf.k_train=$k --set espnet.decoder_conf.word_ms=$s"
 done
+add asr_conformer_bpe_en asr_conformer_bpe_en "--pair en-es --average 3"  # cascade_en-*'s ASR
 for pair in en-de en-es; do
   for kind in waitk3 waitk7 multipath; do
     add "conformer_bpe_${pair}_$kind" "conformer_bpe_${pair}_$kind" "--pair $pair --average 3"
@@ -68,7 +70,7 @@ declare -A LANES=(
   [children]="conformer_bpe_en-de_k3_s300 conformer_bpe_en-de_k3_s400 conformer_bpe_en-de_k4_s350
     conformer_bpe_en-de_k4_s800 conformer_bpe_en-de_k5_s800 conformer_bpe_en-de_waitk3
     conformer_bpe_en-de_waitk7 conformer_bpe_en-de_multipath conformer_bpe_en-es_waitk3
-    conformer_bpe_en-es_waitk7 conformer_bpe_en-es_multipath"
+    conformer_bpe_en-es_waitk7 conformer_bpe_en-es_multipath asr_conformer_bpe_en"
 )
 
 share() {  # run pair [stats]: the run reads its pair's one export of the corpus (3 speed
