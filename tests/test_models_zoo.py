@@ -321,6 +321,45 @@ def test_every_recipe_parses_and_its_init_names_a_known_recipe():
             assert entry["model"] in names and (entry["model"] != name or "commit" in entry)
 
 
+def test_init_grows_a_deeper_encoder_by_copying_blocks_as_espnet_loads_them(tmp_path,
+                                                                             monkeypatch):
+    # SRC:DST entries: ESPnet's own loader puts blocks 0 and 1 of a two-block encoder into
+    # blocks 0, 1 and 2, 3 of a four-block one (progressive stacking); nothing else moves
+    from simul.models.espnet_env import import_espnet
+    from simul.models.training import train
+
+    base = make_tiny_model(tmp_path / "base", "transformer")
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
+    conf = yaml.safe_load((base / "config.yaml").read_text())
+    assert conf["encoder_conf"]["num_blocks"] == 2
+    entries = train.init_params(
+        [{"model": "base", "modules": ["encoder.embed", "encoder.encoders",
+                                       "encoder.encoders.0:encoder.encoders.2",
+                                       "encoder.encoders.1:encoder.encoders.3",
+                                       "encoder.after_norm"]}], "deep")
+    assert entries[2] == f"{base / 'model.pth'}:encoder.encoders.0:encoder.encoders.2"
+    raw = _conf("transformer")  # what make_tiny_model built, before ESPnet's defaults
+    deeper = {**raw, "encoder_conf": {**raw["encoder_conf"], "num_blocks": 4}}
+    (tmp_path / "deep.yaml").write_text(yaml.safe_dump(deeper))
+    st = import_espnet("espnet2.tasks.st").STTask
+    model = st.build_model(st.get_parser().parse_args(["--config", str(tmp_path / "deep.yaml")]))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    load = import_espnet("espnet2.torch_utils.load_pretrained_model").load_pretrained_model
+    for entry in entries:
+        load(entry, model, "cpu")
+    got, start = model.state_dict(), torch.load(base / "model.pth")
+    blocks = [k for k in start if k.startswith("encoder.encoders.")]
+    assert blocks
+    for key in blocks:
+        n = int(key.split(".")[2])
+        torch.testing.assert_close(got[key], start[key])
+        torch.testing.assert_close(got[key.replace(f".encoders.{n}.", f".encoders.{n + 2}.")],
+                                   start[key])
+    torch.testing.assert_close(got["encoder.after_norm.weight"], start["encoder.after_norm.weight"])
+    untouched = [k for k in got if k.startswith("decoder.")]
+    assert untouched and all(torch.equal(got[k], before[k]) for k in untouched)
+
+
 def test_init_copies_decoder_and_ctc_only_from_a_model_with_the_same_units(tmp_path,
                                                                             monkeypatch):
     from simul.models.training import train

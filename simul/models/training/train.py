@@ -220,6 +220,8 @@ def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] |
     """ESPnet ``init_param`` entries (``model.pth:src_module:dst_module``) for a recipe's
     ``simul.init`` list: modules copied from a shipped model before the first update, e.g.
     ``[{model: blstm_char_en-es, modules: [encoder, ctc]}]`` (same audio, same source units).
+    A module ``SRC:DST`` copies the start model's ``SRC`` into this model's ``DST``, e.g.
+    ``encoder.encoders.0:encoder.encoders.6`` (a deeper encoder grown from a shallower one).
 
     ``token_lists`` (``token_list``/``src_token_list`` → units of this run): a decoder or CTC
     is only copied from a model with exactly the same units, since its rows are indexed by
@@ -238,8 +240,9 @@ def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] |
         shipped = yaml.safe_load((path.parent / "config.yaml").read_text())
         if "src_token_list" not in shipped:  # an ASR model: its CTC's units are its own
             shipped = {**shipped, "src_token_list": shipped.get("token_list")}
-        for module in modules:
-            for key in sorted(units_of_module(str(module))):
+        pairs = [(str(m).partition(":")[0], str(m).partition(":")[2] or str(m)) for m in modules]
+        for module, target in pairs:
+            for key in sorted(units_of_module(module) | units_of_module(target)):
                 if token_lists is not None and shipped.get(key) != token_lists.get(key):
                     raise ValueError(
                         f"recipe {name}: simul.init[{n}]: cannot copy {module!r} from {model}: "
@@ -247,7 +250,7 @@ def init_params(init: list[dict], name: str, token_lists: dict[str, list[str]] |
                         f"{len(token_lists.get(key) or [])} units); copy its unit-free parts "
                         "instead (e.g. decoder.decoder and decoder.att_list of an RNN decoder)")
         whole = parent.assembled(path.parent, path)  # a child model: with its parent's modules
-        out += [f"{whole}:{m}:{m}" for m in modules]
+        out += [f"{whole}:{module}:{target}" for module, target in pairs]
     return out
 
 
