@@ -9,6 +9,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,8 @@ def repo(tmp_path: Path, done: tuple[str, ...] = ()) -> Path:
     """A folder with tools/retrain.sh and data/round/NAME/metrics.json for ``done``."""
     root = tmp_path / "repo"
     (root / "tools").mkdir(parents=True)
-    shutil.copy(ROOT / "tools" / "retrain.sh", root / "tools")
+    for script in ("retrain.sh", "round.sh"):
+        shutil.copy(ROOT / "tools" / script, root / "tools")
     for name in done:
         (root / "data" / "round" / name).mkdir(parents=True)
         (root / "data" / "round" / name / "metrics.json").write_text("{}")
@@ -38,10 +40,11 @@ def repo(tmp_path: Path, done: tuple[str, ...] = ()) -> Path:
     return root
 
 
-def retrain(root: Path, tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, list]:
+def retrain(root: Path, tmp_path: Path, *args: str,
+            env: dict | None = None) -> tuple[subprocess.CompletedProcess, list]:
     calls = tmp_path / "calls.txt"
     env = {**os.environ, "SIMUL": str(tmp_path / "simul"), "SIMUL_RUNS": str(tmp_path / "runs"),
-           "CALLS": str(calls), "HOME": str(tmp_path)}
+           "CALLS": str(calls), "HOME": str(tmp_path), **(env or {})}
     env.pop("SIMUL_ROUND", None)
     proc = subprocess.run(["bash", str(root / "tools" / "retrain.sh"), *args], env=env,
                           capture_output=True, text=True, timeout=120)
@@ -101,6 +104,36 @@ def test_the_meta_lane_pretrains_once_per_start_then_fine_tunes_three_models(tmp
         f"simul {recipe} --stage meta --workdir ~/runs/meta_round/meta\\n"
         f"simul {recipe} --stage finetune --start ~/runs/meta_round/meta "
         "--workdir ~/runs/meta_round/wMT")
+
+
+def test_a_step_whose_family_has_moved_to_data_models_is_done(tmp_path):
+    import json
+
+    from simul.corpus.manifest import sha256
+
+    root = repo(tmp_path)
+    models = root / "data" / "models"
+    for name, info in (("conformer_bpe_en-es", {"augmentation": {"seed": 0}}),
+                       ("conformer_bpe_en-de", {})):  # served from before the round
+        (models / name).mkdir(parents=True)
+        (models / name / "simul.json").write_text(json.dumps(info))
+        (models / name / "metrics.json").write_text("{}")
+    proc, calls = retrain(root, tmp_path, "conformer", env={"PYTHON": sys.executable})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("conformer_bpe_en-es: in data/models, retrained\n")
+    assert [c.split(" | ")[1].split(" --")[0] for c in calls if " | train " in c] == [
+        "train conformer_bpe_en-de"]
+    # H20's meta-learning models record no augmentation: they are the round's when their
+    # parent is, and is the file they were made from
+    (models / "conformer_bpe_en-es" / "model.pth").write_bytes(b"weights")
+    meta = models / "conformer_bpe_en-de_meta_wMT"
+    meta.mkdir()
+    (meta / "metrics.json").write_text("{}")
+    for checksum, done in ((sha256(models / "conformer_bpe_en-es" / "model.pth"), True),
+                           ("0" * 64, False)):
+        (meta / "simul.json").write_text(json.dumps(
+            {"parent": {"model": "conformer_bpe_en-es", "sha256": checksum}}))
+        assert registry.retrained(meta) is done
 
 
 @pytest.mark.parametrize("args", [("conformer_bpe_en-fr",), ("gru",)])

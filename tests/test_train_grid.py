@@ -29,7 +29,8 @@ def repo(tmp_path: Path, parents: dict[str, dict], retrained: dict[str, dict] = 
     data/round/NAME/{simul,metrics}.json for ``retrained``."""
     root = tmp_path / "repo"
     (root / "tools").mkdir(parents=True)
-    shutil.copy(ROOT / "tools" / "train_grid.sh", root / "tools")
+    for script in ("train_grid.sh", "round.sh"):
+        shutil.copy(ROOT / "tools" / script, root / "tools")
     for folder, models in (("models", parents), ("round", retrained)):
         for name, info in models.items():
             (root / "data" / folder / name).mkdir(parents=True)
@@ -87,6 +88,21 @@ def test_a_parent_retrained_in_the_round_is_taken_before_the_shipped_one(tmp_pat
     proc, calls = grid(root, tmp_path, "transformer_bpe_en-de_waitk3_fixed")
     assert proc.returncode == 0, proc.stderr
     assert calls[0].startswith("train transformer_bpe_en-de_waitk3_fixed --workdir ")
+
+
+def test_a_step_whose_model_has_moved_to_data_models_is_done_and_one_from_before_is_not(tmp_path):
+    # a family moves from data/round to data/models once complete (data/round/README.md)
+    root = repo(tmp_path, {"transformer_bpe_en-de": RETRAINED,
+                           "transformer_bpe_en-de_waitk3_fixed": RETRAINED,
+                           "transformer_bpe_en-de_waitk5_fixed": BEFORE})
+    for name in ("transformer_bpe_en-de_waitk3_fixed", "transformer_bpe_en-de_waitk5_fixed"):
+        (root / "data" / "models" / name / "metrics.json").write_text("{}")
+    proc, calls = grid(root, tmp_path, "transformer_bpe_en-de_waitk3_fixed",
+                       "transformer_bpe_en-de_waitk5_fixed")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("transformer_bpe_en-de_waitk3_fixed: in data/models, retrained\n")
+    assert [c.split(" --workdir ")[0] for c in calls if c.startswith("train ")] == [
+        "train transformer_bpe_en-de_waitk5_fixed"]
 
 
 def test_the_mma_lane_trains_lambda_zero_then_each_lambda_from_it(tmp_path):

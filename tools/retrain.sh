@@ -5,8 +5,8 @@
 # (simul models eval --into-model); a child trains from its retrained parent there
 # (SIMUL_ROUND: simul.models.registry.start_dir), while data/models keeps serving the family
 # it replaces until the whole family is retrained and moved over (data/round/README.md).
-# A step is done when data/round/NAME/metrics.json is committed, so a lane resumes from the
-# repository on any machine; a stopped training resumes from its run (simul train continues
+# A step is done when data/round/NAME/metrics.json is committed, or when its family has moved
+# to data/models (registry.retrained), so a lane resumes from the repository on any machine; a stopped training resumes from its run (simul train continues
 # it) when the run folder is still there: run the script again.
 #   tools/retrain.sh                  # every lane, one after the other
 #   tools/retrain.sh conformer &      # one lane per core (one thread per run)
@@ -25,10 +25,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMP_NUM_THREADS=1
 SIMUL=${SIMUL:-.venv/bin/simul}
+PYTHON=${PYTHON:-.venv/bin/python}
 RUNS=${SIMUL_RUNS:-$HOME/.cache/simul/runs}
 ROUND=${SIMUL_ROUND:-data/round}
 SIMUL_ROUND=$(realpath -m "$ROUND")
 export SIMUL_ROUND
+# shellcheck source=tools/round.sh
+. tools/round.sh  # done_already NAME
 
 declare -A RECIPE SETS PACK STATS
 add() {  # name recipe "pack options" ["--set …" (then the run is RUNS/NAME, named on the card)]
@@ -83,13 +86,13 @@ share() {  # run pair [stats]: the run reads its pair's one export of the corpus
 }
 
 # name: take the step's lock (two lanes never train one step); false, without the lock,
-# when the round already holds the step
+# when the step is done
 claim() {
-  [ -f "$ROUND/$1/metrics.json" ] && { echo "$1: in $ROUND already"; return 1; }
+  done_already "$1" && return 1
   mkdir -p "$RUNS/.locks"
   exec 9>"$RUNS/.locks/$1.lock"
   flock 9
-  [ -f "$ROUND/$1/metrics.json" ] && { echo "$1: in $ROUND already"; flock -u 9; return 1; }
+  done_already "$1" && { flock -u 9; return 1; }
   return 0
 }
 

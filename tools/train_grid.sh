@@ -12,8 +12,9 @@
 #                         from the second (conformer_bpe_en-de_mma_enc_word_lΛ)
 # Each step trains (simul train), packs into the round's folder (data/round/NAME, beside the
 # retrained parents: data/round/README.md) and scores into the model (simul models eval
-# --into-model); a step whose data/round/NAME/metrics.json is committed is skipped, and a
-# stopped one resumes where it was (simul train continues its run): run the script again.
+# --into-model); a step whose data/round/NAME/metrics.json is committed, or whose model has
+# moved to data/models (registry.retrained), is skipped, and a stopped one resumes where it
+# was (simul train continues its run): run the script again.
 #   tools/train_grid.sh p22-en-de &     # one lane per core, one thread per run
 #   tools/train_grid.sh p22-en-es &
 #   tools/train_grid.sh mma             # after either en-es lane (see "shared" below)
@@ -40,6 +41,8 @@ SHARED=$RUNS/shared  # as tools/retrain.sh's: one export of a pair for all
 ROUND=${SIMUL_ROUND:-data/round}  # packed here until the round's families move to data/models
 SIMUL_ROUND=$(realpath -m "$ROUND")
 export SIMUL_ROUND  # simul train reads the start models there first
+# shellcheck source=tools/round.sh
+. tools/round.sh  # done_already NAME
 
 declare -A LANES PARENT PAIR RECIPE SETS AVERAGE LANE
 for pair in en-de en-es; do
@@ -96,11 +99,11 @@ share() {  # name: the run reads its pair's export and its lane's statistics (a 
 
 step() {  # under the step's lock: two lanes never train the same step
   local name=$1 run=$RUNS/$1 out=$ROUND/$1
-  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; return 0; }
+  done_already "$name" && return 0
   mkdir -p "$RUNS/.locks"
   exec 9>"$RUNS/.locks/$name.lock"
   flock 9
-  [ -f "$out/metrics.json" ] && { echo "$name: in $ROUND already"; flock -u 9; return 0; }
+  done_already "$name" && { flock -u 9; return 0; }
   share "$name"
   local command="simul train ${RECIPE[$name]}"  # for the card, as a user would type it
   [ "${RECIPE[$name]}" = "$name" ] || command+=" --workdir ${run/#$HOME/\~} ${SETS[$name]}"

@@ -299,6 +299,26 @@ def start_dir(model: str) -> Path:
     return MODELS_DIR / model
 
 
+def retrained(directory: str | Path) -> bool:
+    """Whether the model in ``directory`` comes from the retraining round (``tools/retrain.sh``,
+    ``tools/train_grid.sh``): its ``simul.json`` records the augmentation it was trained with,
+    or, for a model fine-tuned on a frozen retrained parent without augmenting (H20's
+    meta-learning), its parent is retrained and is the file it was made from. A round's steps
+    are done when this holds of the model in ``data/models``, where its family moves."""
+    from simul.corpus.manifest import sha256  # the corpus package imports numpy
+
+    directory = Path(directory)
+    data = _read_info(directory)
+    if "augmentation" in data:
+        return True
+    entry = data.get("parent")
+    if not isinstance(entry, dict) or not entry.get("model"):
+        return False
+    parent_dir = directory.parent / str(entry["model"])
+    return ((parent_dir / "model.pth").is_file() and retrained(parent_dir)
+            and sha256(parent_dir / "model.pth") == entry.get("sha256"))
+
+
 def shipped() -> list[str]:
     """Shipped models and cascades (``data/models/NAME`` with config.yaml or cascade.json)."""
     return sorted({p.parent.name for pattern in ("*/config.yaml", f"*/{CASCADE_FILE}")
