@@ -329,6 +329,7 @@ PAPERS = (
     ("mt_transformer_bpe_en-de_multipath", "N21 Fig. 3, H20 Table 4"),
     ("mt_transformer_bpe_en-??", "N21 Fig. 3"),
     ("asr_conformer_bpe_en", "N21 Fig. 3"),
+    ("asr_transformer_bpe_en", "P22 Table 1"),
     ("cascade_en-??*", "N21 Fig. 3"),
 )
 """The papers each shipped model reproduces (the README's Citing, in short: N21 Nguyen et
