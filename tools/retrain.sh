@@ -6,8 +6,9 @@
 # (SIMUL_ROUND: simul.models.registry.start_dir), while data/models keeps serving the family
 # it replaces until the whole family is retrained and moved over (data/round/README.md).
 # A step is done when data/round/NAME/metrics.json is committed, or when its family has moved
-# to data/models (registry.retrained), so a lane resumes from the repository on any machine; a stopped training resumes from its run (simul train continues
-# it) when the run folder is still there: run the script again.
+# to data/models (registry.retrained), so a lane resumes from the repository on any machine;
+# a stopped training resumes from its run (simul train continues it) when the run folder is
+# still there: run the script again.
 #   tools/retrain.sh                  # every lane, one after the other
 #   tools/retrain.sh conformer &      # one lane per core (one thread per run)
 #   tools/retrain.sh transformer &
