@@ -80,8 +80,9 @@ retrained() {  # the lane's parent (the round's, else the shipped one) records i
   local lane=$1 parent=${PARENT[$1]}  # augmentation, or exit 2
   local info=data/models/$parent/simul.json
   [ -f "$SIMUL_ROUND/$parent/metrics.json" ] && info=$SIMUL_ROUND/$parent/simul.json
-  if ! "$PYTHON" -c 'import json, sys; sys.exit("augmentation" not in json.load(open(sys.argv[1])))' \
-      "$info" 2>/dev/null; then
+  if ! "$PYTHON" -c 'import sys
+from simul.models import registry
+sys.exit(not registry.retrained(sys.argv[1]))' "$(dirname "$info")" 2>/dev/null; then
     echo "tools/train_grid.sh: lane $lane starts from the retrained $parent, and $info records" \
          "no augmentation (the model before the retraining round, or none): run" \
          "tools/retrain.sh first" >&2
