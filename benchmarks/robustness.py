@@ -9,10 +9,13 @@ A condition is tst-COMMON's first ``--max-utterances`` segments again, degraded:
 compares the same sentences. tst-HE has sentences of its own, so its ratio compares whole
 splits (``--voices-utterances``, default all): on a prefix it would mix the sentences'
 difficulty with the voices (the retrained en-de Conformer reads 0.75 on the first 50 segments
-of each, 0.90 on the whole splits).
+of each, 0.90 on the whole splits). ``--voices-from-cards`` reads the whole splits' greedy
+BLEU from each model's ``metrics.json`` instead (``simul models eval --into-model``: the same
+decode of the same segments), refusing a model whose card lacks them or whose training corpus
+is older than today's.
 
     python benchmarks/robustness.py [--models conformer_bpe_en-es ...] \
-        [--max-utterances N] [--voices-utterances N] [--out FILE.csv]
+        [--max-utterances N] [--voices-utterances N | --voices-from-cards] [--out FILE.csv]
 """
 
 from __future__ import annotations
@@ -43,11 +46,30 @@ def _bleu(records) -> float:
     return round(q.bleu, 2)
 
 
+def from_card(name: str) -> dict:
+    """``tst-COMMON (voices)`` and ``tst-HE (voices)``: the whole splits' greedy BLEU from
+    the model's ``metrics.json``; ValueError naming the file when it cannot stand for them."""
+    path = registry.resolve(name) / "metrics.json"
+    found = registry.metrics(name)
+    missing = [f"{split}/beam1" for split in ("tst-COMMON", VOICES)
+               if f"{split}/beam1" not in found]
+    if missing:
+        raise ValueError(f"{path}: no {' or '.join(missing)} (simul models eval NAME "
+                         "--into-model), or drop --voices-from-cards")
+    if registry.stale(name):
+        raise ValueError(f"{path}: the model was trained on an older corpus than today's; "
+                         "drop --voices-from-cards")
+    return {"tst-COMMON" + VOICES_RUN: found["tst-COMMON/beam1"]["bleu"],
+            VOICES + VOICES_RUN: found[f"{VOICES}/beam1"]["bleu"]}
+
+
 def measure(name: str, max_utterances: int | None, conditions,
-            voices_utterances: int | None = None) -> dict:
+            voices_utterances: int | None = None, voices_from_card: bool = False) -> dict:
     """BLEU of ``name``: ``tst-COMMON`` and every ``tst-COMMON@condition`` on the first
     ``max_utterances`` segments; ``tst-COMMON (voices)`` and ``tst-HE (voices)`` on the first
-    ``voices_utterances`` (None: all). tst-COMMON is decoded once for both."""
+    ``voices_utterances`` (None: all), or from the model's card (``voices_from_card``,
+    :func:`from_card`). tst-COMMON is decoded once for both."""
+    voices = from_card(name) if voices_from_card else None  # refused before any decoding
     model = load(name)
     pair = registry.pair(name)
     t0 = time.monotonic()
@@ -56,7 +78,9 @@ def measure(name: str, max_utterances: int | None, conditions,
         return list(offline_records(model, model_name=name, pair=pair, split=split,
                                     max_utterances=limit, progress=False))
 
-    if voices_utterances is None or max_utterances is None:
+    if voices is not None:
+        longest = max_utterances
+    elif voices_utterances is None or max_utterances is None:
         longest = None
     else:
         longest = max(voices_utterances, max_utterances)
@@ -65,8 +89,11 @@ def measure(name: str, max_utterances: int | None, conditions,
     for condition in conditions:
         row[f"tst-COMMON@{condition}"] = _bleu(decode(f"tst-COMMON@{condition}",
                                                       max_utterances))
-    row["tst-COMMON" + VOICES_RUN] = _bleu(clean[:voices_utterances])
-    row[VOICES + VOICES_RUN] = _bleu(decode(VOICES, voices_utterances))
+    if voices is not None:
+        row.update(voices)
+    else:
+        row["tst-COMMON" + VOICES_RUN] = _bleu(clean[:voices_utterances])
+        row[VOICES + VOICES_RUN] = _bleu(decode(VOICES, voices_utterances))
     row["seconds"] = round(time.monotonic() - t0, 1)
     return row
 
@@ -100,6 +127,9 @@ def main() -> None:
                     help="first segments of tst-COMMON, clean and under each condition")
     ap.add_argument("--voices-utterances", type=int, default=None,
                     help="first segments of tst-COMMON and tst-HE for the tst-HE ratio [all]")
+    ap.add_argument("--voices-from-cards", action="store_true",
+                    help="the tst-HE ratio from each model's metrics.json (whole splits, "
+                         "greedy) instead of decoding both splits again")
     ap.add_argument("--conditions", nargs="*", default=list(ROBUSTNESS),
                     help="conditions of tst-COMMON [the robustness test]")
     ap.add_argument("--out", default=None, help="also write the BLEU of every split as CSV")
@@ -109,10 +139,20 @@ def main() -> None:
                         ("--voices-utterances", args.voices_utterances)):
         if value is not None and value < 1:
             ap.error(f"{flag}: a positive number of segments, got {value}")
-    rows = [measure(name, args.max_utterances, args.conditions, args.voices_utterances)
-            for name in args.models or registry.shipped_translators()]
+    if args.voices_from_cards and args.voices_utterances is not None:
+        ap.error("--voices-from-cards reads the whole splits; drop --voices-utterances")
+    names = args.models or registry.shipped_translators()
+    if args.voices_from_cards:
+        for name in names:  # every card checked before the first decode
+            try:
+                from_card(name)
+            except ValueError as e:
+                ap.error(f"--voices-from-cards: {e}")
+    rows = [measure(name, args.max_utterances, args.conditions, args.voices_utterances,
+                    args.voices_from_cards) for name in names]
     voices = (f"first {args.voices_utterances} segments" if args.voices_utterances
-              else "whole splits")
+              else "whole splits, from each model's card (metrics.json)"
+              if args.voices_from_cards else "whole splits")
     print(f"offline greedy, first {args.max_utterances} segments; BLEU on clean tst-COMMON, "
           f"then each condition's BLEU ÷ it; tst-HE ÷ tst-COMMON on {voices}")
     print(table(rows).to_string(index=False))

@@ -237,3 +237,32 @@ def test_the_robustness_table_divides_by_clean_bleu_and_marks_the_bars():
     assert shown == {"model": "m", "tst-COMMON": 50.0, "snr=10": "0.90",  # bar 0.8: met
                      "gain=-30": "0.60 ✗",  # bar 0.7: missed
                      "tst-HE": "0.90"}  # 36 / 40, the whole splits (36 / 50 would miss 0.85)
+
+
+def test_the_robustness_voices_ratio_from_a_card_is_the_cards_and_refused_without_it(tmp_path):
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    from simul.corpus.built import pair_version
+
+    path = Path(__file__).parents[1] / "benchmarks" / "robustness.py"
+    spec = importlib.util.spec_from_file_location("robustness", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    model = tmp_path / "m"
+    model.mkdir()
+    (model / "simul.json").write_text(json.dumps(
+        {"pair": "en-de", "task": "st", "corpus_builder_version": pair_version("en-de")}))
+    (model / "metrics.json").write_text(json.dumps({"tst-COMMON/beam1": {"bleu": 47.01}}))
+    with pytest.raises(ValueError, match=r"metrics\.json: no tst-HE/beam1"):
+        bench.from_card(str(model))
+    (model / "metrics.json").write_text(json.dumps(
+        {"tst-COMMON/beam1": {"bleu": 47.01}, "tst-COMMON/beam5": {"bleu": 50.0},
+         "tst-HE/beam1": {"bleu": 42.5}}))
+    assert bench.from_card(str(model)) == {"tst-COMMON (voices)": 47.01,
+                                           "tst-HE (voices)": 42.5}
+    (model / "simul.json").write_text(json.dumps(
+        {"pair": "en-de", "task": "st", "corpus_builder_version": pair_version("en-de") - 1}))
+    with pytest.raises(ValueError, match="older corpus"):
+        bench.from_card(str(model))
