@@ -172,6 +172,35 @@ def test_augment_prepare_writes_what_espnet_reads(tmp_path, monkeypatch):
         assert np.array_equal(sf.read(a)[0], sf.read(b)[0])
 
 
+def test_hearing_without_rooms_or_noise_is_the_level_alone(tmp_path):
+    aug = augment.spec({"rooms": 0, "babble": 0, "coloured": 0, "gain_db": [-20, -20]}, "r")
+    (tmp_path / "wav.scp").write_text("")
+    hear = augment.Hearing(aug, augment.prepare(aug, tmp_path / "aug", tmp_path / "wav.scp",
+                                                progress=False))
+    x = _speech(1.0)
+    out = hear(x, "talk.wav@0", seed=3)
+    assert out.dtype == np.float32 and out.shape == x.shape
+    np.testing.assert_allclose(out, 0.1 * x, rtol=1e-6, atol=1e-7)  # −20 dB: a tenth
+
+
+def test_hearing_draws_rooms_and_noise_from_its_seed_alone(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIMUL_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "wav.scp").write_text("")
+    aug = augment.spec({"rooms": 2, "rt60": [0.2, 0.3], "rir_prob": 1.0, "babble": 0,
+                        "coloured": 2, "noise_seconds": 2, "noise_prob": 1.0,
+                        "gain_db": None}, "r")
+    hear = augment.Hearing(aug, augment.prepare(aug, tmp_path / "aug", tmp_path / "wav.scp",
+                                                progress=False))
+    x = _speech(1.5)
+    np.random.seed(123)
+    before = np.random.get_state()[1].copy()
+    a = hear(x, "k", seed=7)
+    assert np.array_equal(np.random.get_state()[1], before)  # NumPy's global draws untouched
+    assert a.shape == x.shape and not np.allclose(a, x, atol=1e-3)
+    assert np.array_equal(hear(x, "k", seed=7), a)
+    assert not np.array_equal(hear(x, "k", seed=8), a)
+
+
 def test_augment_leaves_another_runs_room_in_progress_alone(tmp_path, monkeypatch):
     """Two runs at once may simulate the same shared room: each writes its own temporary file
     (it used to be one name, which the second writer truncated under the first)."""

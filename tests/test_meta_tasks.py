@@ -81,3 +81,36 @@ def test_sampler_draws_from_seed_and_step_alone(segments):
     assert all(abs(c - 50) < 23 for c in counts.values())
     one = mt.Sampler(tasks, starts, pairs=False)(0, 5)
     assert one.test is None
+
+
+def test_hearing_leaves_which_examples_a_step_reads_as_they_were(segments):
+    tasks = [mt.make_task(name, segments[:40], _encode) for name in ("asr_en", "mt_en-de")]
+    starts = {"en": 1, "de": 2}
+    heard = []
+
+    def hear(audio, key, seed):
+        heard.append((key, seed))
+        return np.full_like(audio, 0.5)
+
+    plain = mt.Sampler(tasks, starts, pairs=True, batch={"speech": 3, "text": 5})
+    loud = mt.Sampler(tasks, starts, pairs=True, batch={"speech": 3, "text": 5}, hear=hear)
+    speech_steps = 0
+    for n in range(8):
+        a, b = plain(0, n), loud(0, n)
+        assert a.task == b.task
+        assert torch.equal(a.train.targets, b.train.targets)
+        assert torch.equal(a.test.targets, b.test.targets)
+        if a.task == "asr_en":
+            speech_steps += 1
+            for batch in (b.train, b.test):
+                for row, n_samples in enumerate(batch.input_lengths.tolist()):
+                    assert torch.all(batch.inputs[row, :n_samples] == 0.5)
+        else:
+            assert torch.equal(a.train.inputs, b.train.inputs)
+    assert speech_steps and len(heard) == 6 * speech_steps  # D and D′: 3 examples each
+    assert all(key.endswith(".wav@" + key.rsplit("@", 1)[1]) for key, _ in heard)
+    first = list(heard)
+    heard.clear()
+    for n in range(8):
+        loud(0, n)
+    assert heard == first  # the same seeds on every read of a step (a resumed run's too)

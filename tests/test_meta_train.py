@@ -26,6 +26,7 @@ def corpus(tmp_path_factory):
 def recipe(tmp_path_factory):
     r = meta_train.load_recipe("conformer_bpe_en-de_meta")
     r["meta"].pop("init")  # the shipped encoder does not fit the tiny model (tested below)
+    r["meta"].pop("augment")  # babble mixes 5 talks, the tiny corpus has 3 (tested below)
     r["meta"].update(source_tasks=["asr_en", "mt_en-de"], vocabulary=200,
                      batch={"speech": 2, "text": 3}, snapshot_every=2, dev_segments=3,
                      pretrain={"steps": 2, "lr": 0.001, "warmup": 2},
@@ -130,3 +131,35 @@ def test_init_copies_the_shipped_modules_and_refuses_a_misfit(recipe, corpus, tm
         meta_train.build(s, 0, init)
     with pytest.raises(ValueError, match="meta.freeze: 'encoders' names no parameter"):
         meta_train.build(s, 0, [], ["encoders"])
+
+
+def test_meta_augment_hears_training_speech_as_espnet_runs_do_and_the_card_says_so(
+        recipe, corpus, tmp_path, monkeypatch):
+    """``meta.augment``: rooms and noise prepared under the run (babble from its training
+    talks), training reads heard through them, dev clean; the packed model records it, so
+    the round counts it retrained; a wrong key is refused before any work."""
+    from simul.models import registry
+    from simul.zoo.pack import pack
+
+    monkeypatch.setenv("SIMUL_CACHE", str(tmp_path / "cache"))
+    r = yaml.safe_load(open(recipe))
+    r["meta"]["augment"] = {"rooms": 1, "rt60": [0.2, 0.3], "babble": 0, "coloured": 1,
+                            "noise_seconds": 1}  # babble needs 5 talks: the tiny corpus has 3
+    path = tmp_path / "tiny_meta_aug.yaml"
+    path.write_text(yaml.safe_dump(r))
+    s = meta_train.setup(r, tmp_path / "s", corpus, "tiny_meta_aug")
+    assert s.hear is not None and s.augmentation["speed_perturb"] is None
+    assert (s.augmentation["rooms"], s.augmentation["coloured"]) == (1, 1)
+    talks = (tmp_path / "s" / "shared" / "augment" / "wav.scp").read_text().splitlines()
+    speech = {e.wav for t in s.tasks.values() if t.modality == "speech" for e in t.examples}
+    assert {line.split(maxsplit=1)[1] for line in talks} == speech
+    ft = meta_train.run_stage(str(path), "finetune", tmp_path / "woMT", corpus_root=corpus,
+                              progress=False)
+    out = pack(ft / "exp", "tiny_aug", pair="en-de", n_average=2, out_root=tmp_path / "models",
+               progress=False)
+    info = json.loads((out / "simul.json").read_text())
+    assert info["augmentation"] == s.augmentation
+    assert registry.retrained(out)
+    r["meta"]["augment"] = {"room": 1}
+    with pytest.raises(ValueError, match="meta.augment.room: unknown key"):
+        meta_train.setup(r, tmp_path / "bad", corpus, "tiny_meta_aug")

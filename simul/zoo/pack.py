@@ -235,6 +235,10 @@ def pack(exp_dir: str | Path, name: str, *, pair: str, n_average: int = 3,
         as_run = (yaml.safe_load(recipe_file.read_text()) or {}).get("simul") or {}
         info["augmentation"] = {"speed_perturb": as_run.get("speed_perturb"),
                                 **(augment.spec(as_run.get("augment"), name) or {})}
+    elif (exp_dir.parent / "run.json").is_file():  # simul meta-train's stage, as run
+        heard = json.loads((exp_dir.parent / "run.json").read_text()).get("augmentation")
+        if heard:
+            info["augmentation"] = heard
     if run_conf.get("init_param"):
         info["initialized_from"] = []
         for entry in run_conf["init_param"]:  # /…/NAME/model.pth:src:dst → NAME/model.pth:src:dst

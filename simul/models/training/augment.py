@@ -46,16 +46,17 @@ DEFAULTS: dict = {
 """``simul.augment``'s keys and defaults; ``simul.augment: {}`` takes them all."""
 
 
-def spec(recipe_augment, name: str) -> dict | None:
-    """The recipe's ``simul.augment`` completed with :data:`DEFAULTS` (None: no augmentation),
-    or ``ValueError`` naming the key that is wrong."""
+def spec(recipe_augment, name: str, section: str = "simul") -> dict | None:
+    """The recipe's ``simul.augment`` (``meta.augment`` in a meta-learning recipe: ``section``)
+    completed with :data:`DEFAULTS` (None: no augmentation), or ``ValueError`` naming the key
+    that is wrong."""
     if recipe_augment is None:
         return None
     if not isinstance(recipe_augment, dict):
-        raise ValueError(f"recipe {name}: simul.augment: a mapping of {', '.join(DEFAULTS)}")
+        raise ValueError(f"recipe {name}: {section}.augment: a mapping of {', '.join(DEFAULTS)}")
     unknown = sorted(set(recipe_augment) - set(DEFAULTS))
     if unknown:
-        raise ValueError(f"recipe {name}: simul.augment.{unknown[0]}: unknown key; known: "
+        raise ValueError(f"recipe {name}: {section}.augment.{unknown[0]}: unknown key; known: "
                          f"{', '.join(DEFAULTS)}")
     out = {**DEFAULTS, **recipe_augment}
     for key in ("rt60", "snr_db", "gain_db"):
@@ -64,14 +65,16 @@ def spec(recipe_augment, name: str) -> dict | None:
             continue
         if (not isinstance(value, list) or len(value) != 2
                 or not all(isinstance(v, int | float) for v in value) or value[0] > value[1]):
-            raise ValueError(f"recipe {name}: simul.augment.{key}: [LOW, HIGH], got {value!r}")
+            raise ValueError(f"recipe {name}: {section}.augment.{key}: [LOW, HIGH], got "
+                             f"{value!r}")
     for key in ("rir_prob", "noise_prob"):
         if not isinstance(out[key], int | float) or not 0 <= out[key] <= 1:
-            raise ValueError(f"recipe {name}: simul.augment.{key}: a probability, got "
+            raise ValueError(f"recipe {name}: {section}.augment.{key}: a probability, got "
                              f"{out[key]!r}")
     for key in ("seed", "rooms", "babble", "coloured", "noise_seconds"):
         if not isinstance(out[key], int) or out[key] < 0:
-            raise ValueError(f"recipe {name}: simul.augment.{key}: a count, got {out[key]!r}")
+            raise ValueError(f"recipe {name}: {section}.augment.{key}: a count, got "
+                             f"{out[key]!r}")
     return out
 
 
@@ -126,6 +129,9 @@ def prepare(aug: dict, out_dir: Path, wav_scp: Path, *, progress: bool = True) -
         n = int(aug["noise_seconds"] * SAMPLE_RATE)
         wavs = [line.split(maxsplit=1)[1] for line in wav_scp.read_text().splitlines()
                 if line.strip()]
+        if aug["babble"] and len(wavs) < 5:
+            raise ValueError(f"{wav_scp}: babble mixes 5 training recordings, {len(wavs)} "
+                             "listed; set augment.babble: 0")
         colours = list(acoustics.COLOURS.items())
         rows = []
         jobs = ([("babble", i) for i in range(aug["babble"])]
@@ -148,3 +154,30 @@ def prepare(aug: dict, out_dir: Path, wav_scp: Path, *, progress: bool = True) -
         conf.update(noise_scp=str((out_dir / "noise.scp").resolve()),
                     noise_apply_prob=aug["noise_prob"], noise_db_range=f"{low:g}_{high:g}")
     return conf
+
+
+class Hearing:
+    """Rooms, noise and level for a run that reads its audio itself (``simul meta-train``),
+    as an ESPnet run hears its training speech: the level of :func:`gain_db` (ESPnet runs
+    get it in their exported copies), then ESPnet's own preprocessor (``CommonPreprocessor``)
+    with the options :func:`prepare` returns. ESPnet draws rooms, noises and SNRs from
+    NumPy's global generator; a call seeds it with ``seed`` and gives it back as it was, so
+    the same (audio, key, seed) is heard the same, in any order, on any resume."""
+
+    def __init__(self, aug: dict, options: dict):
+        from simul.models.espnet_env import import_espnet
+
+        preprocessor = import_espnet("espnet2.train.preprocessor").CommonPreprocessor
+        self.aug = aug
+        self._pre = preprocessor(train=True, **options)
+
+    def __call__(self, audio: np.ndarray, key: str, seed: int) -> np.ndarray:
+        """``audio`` (1-D) heard in a room, with noise, at a level: 1-D float32, as long."""
+        speech = np.asarray(audio, dtype=np.float64) * 10 ** (gain_db(self.aug, key) / 20)
+        state = np.random.get_state()
+        np.random.seed(int(seed) % 2**32)
+        try:
+            heard = self._pre(key, {"speech": speech})["speech"]
+        finally:
+            np.random.set_state(state)
+        return np.asarray(heard, dtype=np.float32).reshape(-1)

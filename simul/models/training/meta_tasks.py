@@ -125,9 +125,11 @@ def _pad(rows: list, value, dtype) -> tuple[torch.Tensor, torch.Tensor]:
     return out, lengths
 
 
-def make_batch(task: Task, indices, start_unit: int) -> Batch:
+def make_batch(task: Task, indices, start_unit: int, *, hear=None, seeds=()) -> Batch:
     """The batch of ``task``'s examples at ``indices``; ``start_unit``: the decoder's first
-    unit for the task's language."""
+    unit for the task's language. ``hear`` (an :class:`simul.models.training.augment.Hearing`):
+    each example's audio as ``hear(audio, key, seed)`` gives it, with ``seeds`` one per
+    example; its key is the example's wav and first sample (its level's draw)."""
     import soundfile as sf
 
     chosen = [task.examples[i] for i in indices]
@@ -135,6 +137,9 @@ def make_batch(task: Task, indices, start_unit: int) -> Batch:
     if task.modality == "speech":
         audio = [sf.read(e.wav, start=e.start, stop=e.stop, dtype="float32")[0]
                  for e in chosen]
+        if hear is not None:
+            audio = [hear(a, f"{e.wav}@{e.start}", seed)
+                     for a, e, seed in zip(audio, chosen, seeds, strict=True)]
         inputs, lengths = _pad(audio, 0.0, torch.float32)
     else:
         inputs, lengths = _pad([e.source for e in chosen], 0, torch.long)
@@ -146,11 +151,12 @@ class Sampler:
     disjoint batches of its examples, D and D′ (``pairs``), or one."""
 
     def __init__(self, tasks: list[Task], start_units: dict[str, int], *, pairs: bool,
-                 batch: dict[str, int] | None = None):
+                 batch: dict[str, int] | None = None, hear=None):
         if not tasks:
             raise ValueError("no task to sample from")
         self.tasks, self.start_units, self.pairs = list(tasks), start_units, pairs
         self.batch = {**BATCH, **(batch or {})}
+        self.hear = hear  # augmentation of speech examples (make_batch), or None
 
     def __call__(self, seed: int, n: int) -> StepBatches:
         rng = np.random.default_rng(step_seed(seed, n))
@@ -159,6 +165,11 @@ class Sampler:
         picked = rng.choice(len(task.examples), size=size * (2 if self.pairs else 1),
                             replace=False)
         start = self.start_units[task.language]
-        first = make_batch(task, picked[:size], start)
-        second = make_batch(task, picked[size:], start) if self.pairs else None
+        # drawn after the examples, so that augmentation leaves which ones a step reads as is
+        seeds = (rng.integers(2**32, size=len(picked)).tolist()
+                 if self.hear is not None and task.modality == "speech" else [None] * len(picked))
+        hear = self.hear if task.modality == "speech" else None
+        first = make_batch(task, picked[:size], start, hear=hear, seeds=seeds[:size])
+        second = (make_batch(task, picked[size:], start, hear=hear, seeds=seeds[size:])
+                  if self.pairs else None)
         return StepBatches(task.name, first, second)

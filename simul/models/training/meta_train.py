@@ -35,7 +35,7 @@ import torch
 import yaml
 
 from simul.models.adapters.meta_st import TAGS, Batch, MultiModalST, build_st
-from simul.models.training import meta, meta_tasks, train
+from simul.models.training import augment, meta, meta_tasks, train
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes" / "meta"
 STAGES = ("meta", "multitask", "finetune")
@@ -70,14 +70,19 @@ class Setup:
     tasks: dict[str, meta_tasks.Task]
     dev: meta_tasks.Task
     starts: dict[str, int]  # decoder start unit per target language
+    hear: augment.Hearing | None = None  # meta.augment: how training speech is heard
+    augmentation: dict | None = None  # meta.augment completed (augment.spec), for the card
 
 
 def _pair_of(task: str, default: str) -> str:
     return task.split("_", 1)[1] if task.startswith("st_") else default
 
 
-def setup(recipe: dict, workdir: Path, corpus_root=None) -> Setup:
-    """Vocabulary, tasks and ESPnet config of ``recipe`` under ``workdir/shared``."""
+def setup(recipe: dict, workdir: Path, corpus_root=None, name: str = "meta") -> Setup:
+    """Vocabulary, tasks and ESPnet config of ``recipe`` under ``workdir/shared``; with
+    ``meta.augment``, its rooms and noises too (:func:`simul.models.training.augment.prepare`,
+    babble from the training talks), and how every training read of speech is heard
+    (:class:`simul.models.training.augment.Hearing`; dev is read clean)."""
     import sentencepiece as spm
 
     from simul.corpus import DEFAULT_ROOT, load_list
@@ -86,6 +91,7 @@ def setup(recipe: dict, workdir: Path, corpus_root=None) -> Setup:
     from simul.models.training import prepare
 
     m = recipe["meta"]
+    aug = augment.spec(m.get("augment"), name, "meta")  # a wrong key: before any work
     root = Path(corpus_root or DEFAULT_ROOT)
     out = workdir / "shared"
     out.mkdir(parents=True, exist_ok=True)
@@ -124,7 +130,16 @@ def setup(recipe: dict, workdir: Path, corpus_root=None) -> Setup:
             "normalize_conf": {"stats_file": str(stats)}, "init": None}
     starts = {lang: index[tag] for lang, tag in TAGS.items()}
     starts["de"] = len(tokens) - 1  # <sos/eos>: ESPnet's own start, the target task's
-    return Setup(tokens, conf, tasks, dev, starts)
+    hear = None
+    if aug is not None:
+        talks = sorted({e.wav for t in tasks.values() if t.modality == "speech"
+                        for e in t.examples})
+        scp = out / "augment" / "wav.scp"
+        scp.parent.mkdir(parents=True, exist_ok=True)
+        scp.write_text("".join(f"talk{i:05d} {wav}\n" for i, wav in enumerate(talks)))
+        hear = augment.Hearing(aug, augment.prepare(aug, out / "augment", scp))
+    return Setup(tokens, conf, tasks, dev, starts, hear,
+                 None if aug is None else {"speed_perturb": None, **aug})
 
 
 def build(s: Setup, seed: int, init_param: list[str] = (), freeze: list[str] = ()
@@ -207,8 +222,10 @@ def run_stage(name: str, stage: str, workdir: str | Path, *, start: str | Path |
     if run_file.is_file() and json.loads(run_file.read_text())["stage"] != stage:
         raise ValueError(f"--workdir: {workdir} holds a "
                          f"{json.loads(run_file.read_text())['stage']} run, not {stage}")
+    s = setup(recipe, workdir, corpus_root, name)
+    if s.augmentation is not None:  # simul models pack puts it in the card
+        info["augmentation"] = s.augmentation
     run_file.write_text(json.dumps(info, indent=1) + "\n")
-    s = setup(recipe, workdir, corpus_root)
     if start is not None:
         theirs = (Path(start) / "shared" / "tokens.txt").read_text().splitlines()
         if theirs != s.token_list:
@@ -228,7 +245,8 @@ def run_stage(name: str, stage: str, workdir: str | Path, *, start: str | Path |
         tasks = [s.tasks[m["target_task"]]]
     else:
         tasks = [s.tasks[t] for t in m["source_tasks"]]
-    sampler = meta_tasks.Sampler(tasks, s.starts, pairs=stage != "finetune", batch=m["batch"])
+    sampler = meta_tasks.Sampler(tasks, s.starts, pairs=stage != "finetune", batch=m["batch"],
+                                 hear=s.hear)
     every = m["snapshot_every"] if stage == "finetune" else min(m["snapshot_every"], 50)
     on_checkpoint = None
     if stage == "finetune":
