@@ -295,6 +295,19 @@ def _data_args(workdir: Path, train_dir: str = "train", task: str = "st",
     return args
 
 
+def collect_whole(stats: Path, collect) -> None:
+    """``collect(folder)`` (ESPnet's statistics pass) into a folder beside ``stats``, moved into
+    place when it returns: a pass stopped halfway leaves no shape file that a resumed run
+    would take for a finished pass (ESPnet writes them as it goes), in the run or in a
+    lane's shared statistics where ``stats`` links; the next pass starts again."""
+    target = stats.resolve()
+    partial = target.with_name(target.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    collect(partial)
+    shutil.rmtree(target, ignore_errors=True)
+    partial.rename(target)
+
+
 def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | Path | None = None,
           device: str = "cpu", max_epoch: int | None = None, overrides=(),
           progress: bool = True) -> Path:
@@ -401,14 +414,14 @@ def train(name: str, *, corpus_root: str | Path = DEFAULT_ROOT, workdir: str | P
         stats_conf = {k: v for k, v in conf.items() if k not in ("normalize", "normalize_conf")}
         (workdir / "stats_config.yaml").write_text(yaml.safe_dump(stats_conf, sort_keys=False))
         first = data[0][0]  # the file whose ids ESPnet iterates over
-        _espnet(module, [
+        collect_whole(stats, lambda out: _espnet(module, [
             "--config", str(workdir / "stats_config.yaml"), "--collect_stats", "true",
-            "--output_dir", str(stats), "--use_preprocessor", "true",
+            "--output_dir", str(out), "--use_preprocessor", "true",
             "--train_shape_file", f"{workdir}/data/{train_dir}/{first}",
             "--valid_shape_file", f"{workdir}/data/dev/{first}",
             "--batch_type", "unsorted", "--batch_size", "32", *ngpu,
             *_data_args(workdir, train_dir, task, extra),
-        ], workdir / "stats.log")
+        ], workdir / "stats.log"))
 
     if task != "mt":  # 4 (text has no feature statistics)
         conf["normalize_conf"] = {"stats_file": str(stats_file)}
