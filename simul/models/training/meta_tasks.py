@@ -165,10 +165,9 @@ class Sampler:
         picked = rng.choice(len(task.examples), size=size * (2 if self.pairs else 1),
                             replace=False)
         start = self.start_units[task.language]
-        # drawn after the examples, so that augmentation leaves which ones a step reads as is
-        seeds = (rng.integers(2**32, size=len(picked)).tolist()
-                 if self.hear is not None and task.modality == "speech" else [None] * len(picked))
         hear = self.hear if task.modality == "speech" else None
+        # drawn after the examples, so that augmentation leaves which ones a step reads as is
+        seeds = rng.integers(2**32, size=len(picked)).tolist() if hear else [None] * len(picked)
         first = make_batch(task, picked[:size], start, hear=hear, seeds=seeds[:size])
         second = (make_batch(task, picked[size:], start, hear=hear, seeds=seeds[size:])
                   if self.pairs else None)
