@@ -303,6 +303,7 @@ def collect_whole(stats: Path, collect) -> None:
     target = stats.resolve()
     partial = target.with_name(target.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)  # ESPnet writes into it (a pass that writes nothing: empty)
     collect(partial)
     shutil.rmtree(target, ignore_errors=True)
     partial.rename(target)
