@@ -228,6 +228,9 @@ def test_a_card_says_how_the_speech_was_augmented():
     assert line == ("- augmentation (simul.augment, seed 0): speed 0.9 / 1 / 1.1; a level per "
                     "copy over -40 to +6 dB; 50 simulated rooms, RT60 0.2–1 s (50% of reads); "
                     "noise (20 babble, 12 coloured) at 0–30 dB SNR (50% of reads)")
+    # simul meta-train has no speed copies: a level is drawn each time an example is read
+    (line,) = _augmentation_line({"augmentation": {**aug, "speed_perturb": None}})
+    assert line.startswith("- augmentation (simul.augment, seed 0): a level per read over -40")
     assert _augmentation_line({"augmentation": {"speed_perturb": None}}) == [
         "- augmentation: none (the corpus speech as is)"]
     assert _augmentation_line({}) == []

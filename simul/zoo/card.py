@@ -156,7 +156,9 @@ def _augmentation_line(info: dict) -> list[str]:
     if aug.get("speed_perturb"):
         parts.append("speed " + " / ".join(f"{f:g}" for f in aug["speed_perturb"]))
     if aug.get("gain_db"):
-        parts.append("a level per copy over {:g} to {:+g} dB".format(*aug["gain_db"]))
+        # baked into each speed copy at export; without copies (simul meta-train) drawn per read
+        per = "copy" if aug.get("speed_perturb") else "read"
+        parts.append("a level per {} over {:g} to {:+g} dB".format(per, *aug["gain_db"]))
     if aug.get("rooms"):
         low, high = aug["rt60"]
         parts.append(f"{aug['rooms']} simulated rooms, RT60 {low:g}–{high:g} s "
