@@ -84,12 +84,47 @@ def test_meta_then_finetune_then_pack_and_decode(recipe, corpus, tmp_path):
                          progress=False)
     again = json.loads((ft / "cost.json").read_text())
     assert again["steps"] == 4 and again["cpu_seconds"] > cost["cpu_seconds"]
+    assert again["counted_steps"] == 4
+    info["training_cost"]["start"].update(steps=1500, counted_steps=1200, cpu_seconds=1943)
+    (out / "simul.json").write_text(json.dumps(info))
+    card = write_card("tiny_wmt", root=tmp_path / "models").read_text()
+    assert (" after meta 1500 steps (32 min for the last 1200 of them; the others' time was not "
+            "kept) of process CPU time") in card
     with pytest.raises(ValueError, match="holds a finetune run, not meta"):
         meta_train.run_stage(recipe, "meta", ft, progress=False)
     with pytest.raises(ValueError, match="only the finetune stage"):
         meta_train.run_stage(recipe, "meta", tmp_path / "x", start=meta_dir, progress=False)
     with pytest.raises(ValueError, match="--stage"):
         meta_train.run_stage(recipe, "maml", tmp_path / "y", progress=False)
+
+
+def test_a_stopped_stage_keeps_the_time_of_its_checkpointed_steps(recipe, corpus, tmp_path,
+                                                                   monkeypatch):
+    """Stopped after its first checkpoint (2 of 4 steps), a stage has written the CPU time of
+    those 2 steps; resumed, it counts the other 2 on top, every step once."""
+    from simul.models.training import meta
+
+    plain = meta.plain_step
+    calls = []
+
+    def stop_at_the_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return plain(*args, **kwargs)
+
+    monkeypatch.setattr(meta, "plain_step", stop_at_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        meta_train.run_stage(recipe, "finetune", tmp_path / "woMT", corpus_root=corpus,
+                             progress=False)
+    first = json.loads((tmp_path / "woMT" / "cost.json").read_text())
+    assert (first["steps"], first["counted_steps"]) == (2, 2) and first["cpu_seconds"] > 0
+    monkeypatch.setattr(meta, "plain_step", plain)
+    meta_train.run_stage(recipe, "finetune", tmp_path / "woMT", corpus_root=corpus,
+                         progress=False)
+    done = json.loads((tmp_path / "woMT" / "cost.json").read_text())
+    assert (done["steps"], done["counted_steps"]) == (4, 4)
+    assert done["cpu_seconds"] > first["cpu_seconds"]
 
 
 def test_init_copies_the_shipped_modules_and_refuses_a_misfit(recipe, corpus, tmp_path):

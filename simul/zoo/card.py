@@ -182,8 +182,11 @@ def _cost_line(out: Path, info: dict | None = None) -> list[str]:
     if cost:
         parts = []
         while cost:
-            parts.append(f"{cost['stage']} {cost['steps']} steps "
-                         f"({cost['cpu_seconds'] / 60:.0f} min)")
+            minutes = f"{cost['cpu_seconds'] / 60:.0f} min"
+            counted = cost.get("counted_steps", cost["steps"])
+            if counted < cost["steps"]:  # invocations killed before cost.json kept time
+                minutes += f" for the last {counted} of them; the others' time was not kept"
+            parts.append(f"{cost['stage']} {cost['steps']} steps ({minutes})")
             cost = cost.get("start")
         return [f"- training cost: {' after '.join(parts)} of process CPU time, one thread "
                 "(simul meta-train's cost.json)"]

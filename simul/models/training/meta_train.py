@@ -12,9 +12,11 @@ Stages (each its own run directory):
   accuracy (teacher-forced, ``exp/curve.jsonl``), so ``simul models pack RUN/exp NAME``
   packs it like any ESPnet run and simul's policies decode it.
 
-Each stage adds the process CPU time of its invocation to ``cost.json`` in its run directory
-(resumed invocations add up; one killed before its end is not counted); a fine-tuning's
-also holds its start's, which ``simul models pack`` puts in the card.
+Each stage adds its process CPU time to ``cost.json`` in its run directory at every
+checkpoint (resumed invocations add up; a killed one loses only the steps since its last
+checkpoint, which the next invocation runs again and counts); ``counted_steps`` says how many
+of the steps that time covers. A fine-tuning's also holds its start's, which ``simul models
+pack`` puts in the card.
 
 Every stage starts from the same initialisation (the recipe's seed, then the modules the
 recipe's optional ``meta.init`` copies from shipped models, as ``simul train``'s
@@ -248,14 +250,17 @@ def run_stage(name: str, stage: str, workdir: str | Path, *, start: str | Path |
     sampler = meta_tasks.Sampler(tasks, s.starts, pairs=stage != "finetune", batch=m["batch"],
                                  hear=s.hear)
     every = m["snapshot_every"] if stage == "finetune" else min(m["snapshot_every"], 50)
-    on_checkpoint = None
+    ckpt = workdir / meta.CHECKPOINT
+    counted = {"step": torch.load(ckpt, map_location="cpu", weights_only=False)["step"]
+               if ckpt.is_file() else 0, "seconds": began}
+    snapshot = None
     if stage == "finetune":
         exp = workdir / "exp"
         exp.mkdir(exist_ok=True)
         (exp / "config.yaml").write_text(yaml.safe_dump(full_config, allow_unicode=True,
                                                         sort_keys=False))
 
-        def on_checkpoint(n: int) -> None:
+        def snapshot(n: int) -> None:
             if n % m["snapshot_every"] and n != total:
                 return
             k = -(-n // m["snapshot_every"])
@@ -264,21 +269,32 @@ def run_stage(name: str, stage: str, workdir: str | Path, *, start: str | Path |
             with (exp / CURVE).open("a") as f:
                 f.write(json.dumps(row) + "\n")
 
+    def on_checkpoint(n: int) -> None:
+        if snapshot is not None:
+            snapshot(n)
+        now = time.process_time()
+        _add_cost(workdir, stage, n, now - counted["seconds"], start, n - counted["step"])
+        counted.update(step=n, seconds=now)
+
     meta.train(model, optimizer, sampler, kind=kind, steps=total, workdir=workdir,
                seed=m["seed"], alpha=m["alpha"], checkpoint_every=every, progress=progress,
                lr_at=meta.warmup_lr(phase["lr"], phase["warmup"]), clip=m.get("clip"),
                on_checkpoint=on_checkpoint)
-    _add_cost(workdir, stage, total, time.process_time() - began, start)
+    _add_cost(workdir, stage, total, time.process_time() - counted["seconds"], start, 0)
     return workdir
 
 
 def _add_cost(workdir: Path, stage: str, steps: int, seconds: float,
-              start: str | Path | None) -> None:
-    """``cost.json``: the stage's steps and process CPU seconds (added to an earlier
-    invocation's), and its start run's ``cost.json`` (``start``, or the one recorded)."""
+              start: str | Path | None, counted: int) -> None:
+    """``cost.json``: the stage's steps, process CPU seconds and ``counted_steps`` (the steps
+    those seconds cover; each added to what earlier checkpoints and invocations wrote), and
+    its start run's ``cost.json`` (``start``, or the one recorded)."""
     path = workdir / COST
     cost = json.loads(path.read_text()) if path.is_file() else {"cpu_seconds": 0.0}
-    cost.update(stage=stage, steps=steps, cpu_seconds=cost["cpu_seconds"] + seconds)
+    # a file written before counted_steps was kept counted every step of its stage
+    before = cost.get("counted_steps", cost.get("steps", 0))
+    cost.update(stage=stage, steps=steps, cpu_seconds=cost["cpu_seconds"] + seconds,
+                counted_steps=before + counted)
     if start is not None and (Path(start) / COST).is_file():
         cost["start"] = json.loads((Path(start) / COST).read_text())
     path.write_text(json.dumps(cost, indent=1) + "\n")
